@@ -1,0 +1,136 @@
+"""Calls between jitted functions: helpers, recursion, mutual recursion, exceptions through calls."""
+
+import numpy as np
+
+from ..harness import program
+from .values import I64_MAX, NAN, each
+
+PROGRAMS = [
+    program("call_helper", """
+        @jit
+        def sq(x):
+            return x * x
+
+        @jit
+        def f(x):
+            return sq(x) + sq(x + 1), sq(sq(x))
+        """, each(3, -2.5, 3037000500, True, 1j, NAN)),
+    program("call_fact_recursive", """
+        @jit
+        def f(n):
+            if n <= 1:
+                return 1
+            return n * f(n - 1)
+        """, each(0, 1, 20, 21, 30, 5.0)),
+    program("call_fib_recursive", """
+        @jit
+        def f(n):
+            if n < 2:
+                return n
+            return f(n - 1) + f(n - 2)
+        """, each(0, 1, 15, 20)),
+    program("call_mutual_recursion", """
+        @jit
+        def is_even(n):
+            if n == 0:
+                return True
+            return is_odd(n - 1)
+
+        @jit
+        def is_odd(n):
+            if n == 0:
+                return False
+            return is_even(n - 1)
+
+        @jit
+        def f(n):
+            return is_even(n), is_odd(n)
+        """, each(0, 1, 10, 77, 300)),
+    program("call_ackermann", """
+        @jit
+        def ack(m, n):
+            if m == 0:
+                return n + 1
+            if n == 0:
+                return ack(m - 1, 1)
+            return ack(m - 1, ack(m, n - 1))
+
+        @jit
+        def f(m, n):
+            return ack(m, n)
+        """, [(0, 0), (1, 2), (2, 3), (3, 3)]),
+    program("call_exception_propagates", """
+        @jit
+        def inner(x):
+            if x > 10:
+                raise ValueError("too big")
+            return 10 // x
+
+        @jit
+        def f(x):
+            return inner(x) + 1
+        """, each(5, 0, 11, -3, 2.0)),
+    program("call_polymorphic_callee", """
+        @jit
+        def g(x):
+            return x * 2
+
+        @jit
+        def f(n):
+            return g(1), g(1.5), g(True), g(n), g(-0.0)
+        """, each(1, I64_MAX, 0.5)),
+    program("call_chain", """
+        @jit
+        def a(x):
+            return b(x) + 1
+
+        @jit
+        def b(x):
+            return c(x) * 2
+
+        @jit
+        def c(x):
+            return x - 3
+
+        @jit
+        def f(x):
+            return a(x), b(x), c(x)
+        """, each(0, 10, 2**62, -2.5)),
+    program("call_recursion_sum_list", """
+        @jit
+        def total(n, acc):
+            if n == 0:
+                return acc
+            return total(n - 1, acc + n * n)
+
+        @jit
+        def f(n):
+            return total(n, 0)
+        """, each(0, 10, 300)),
+    program("call_returns_tuple", """
+        @jit
+        def minmax(a, b):
+            if a < b:
+                return a, b
+            return b, a
+
+        @jit
+        def f(a, b, c):
+            lo, hi = minmax(a, b)
+            lo2, hi2 = minmax(lo, c)
+            return lo2, max(hi, hi2)
+        """, [(1, 2, 3), (3, 2, 1), (2.5, -1, 7), (NAN, 1, 2)]),
+    program("call_callee_writes_array", """
+        import numpy as np
+
+        @jit
+        def fill(a, v):
+            for i in range(len(a)):
+                a[i] = v + i
+
+        @jit
+        def f(a, v):
+            fill(a, v)
+            return a[0] + a[-1]
+        """, [(np.zeros(4), 1.5), (np.zeros(3, np.int32), 7), (np.zeros(2, np.int8), 126)]),
+]

@@ -1,0 +1,1 @@
+"""Backends: pyemit (tier 0), llvm (optimising tier)."""

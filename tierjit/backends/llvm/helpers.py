@@ -1,0 +1,162 @@
+"""Small LLVM functions that native code calls for Python's harder scalar operations.
+
+Each is a line-for-line port of the CPython (or NumPy) C code named in its comment, so its
+results are bit-identical; where CPython would raise, it reports failure instead and the
+caller deoptimises.
+"""
+
+from __future__ import annotations
+
+INF = "0x7FF0000000000000"
+
+
+def _floordiv(f: str, sfx: str) -> str:
+    # CPython Objects/floatobject.c _float_div_mod (NumPy's npy_divmod is the same)
+    return f"""
+define internal {f} @tj_floordiv{sfx}({f} %vx, {f} %wx) alwaysinline {{
+entry:
+  %mod = frem {f} %vx, %wx
+  %d0 = fsub {f} %vx, %mod
+  %div = fdiv {f} %d0, %wx
+  %modnz = fcmp une {f} %mod, 0.0
+  %wneg = fcmp olt {f} %wx, 0.0
+  %mneg = fcmp olt {f} %mod, 0.0
+  %diff = xor i1 %wneg, %mneg
+  %adj = and i1 %modnz, %diff
+  %div1 = fsub {f} %div, 1.0
+  %div2 = select i1 %adj, {f} %div1, {f} %div
+  %divnz = fcmp une {f} %div2, 0.0
+  br i1 %divnz, label %nz, label %z
+nz:
+  %fl = call {f} @llvm.floor.{sfx or 'f64'}({f} %div2)
+  %dd = fsub {f} %div2, %fl
+  %big = fcmp ogt {f} %dd, 0.5
+  %fl1 = fadd {f} %fl, 1.0
+  %r = select i1 %big, {f} %fl1, {f} %fl
+  ret {f} %r
+z:
+  %q = fdiv {f} %vx, %wx
+  %r0 = call {f} @llvm.copysign.{sfx or 'f64'}({f} 0.0, {f} %q)
+  ret {f} %r0
+}}
+"""
+
+
+def _fmod(f: str, sfx: str) -> str:
+    # CPython Objects/floatobject.c float_rem
+    return f"""
+define internal {f} @tj_fmod{sfx}({f} %vx, {f} %wx) alwaysinline {{
+entry:
+  %mod = frem {f} %vx, %wx
+  %modnz = fcmp une {f} %mod, 0.0
+  %wneg = fcmp olt {f} %wx, 0.0
+  %mneg = fcmp olt {f} %mod, 0.0
+  %diff = xor i1 %wneg, %mneg
+  %adj = and i1 %modnz, %diff
+  %m1 = fadd {f} %mod, %wx
+  %m2 = select i1 %adj, {f} %m1, {f} %mod
+  %z = call {f} @llvm.copysign.{sfx or 'f64'}({f} 0.0, {f} %wx)
+  %r = select i1 %modnz, {f} %m2, {f} %z
+  ret {f} %r
+}}
+"""
+
+
+HELPERS = {
+    "floordiv": _floordiv("double", ""),
+    "floordiv32": _floordiv("float", "f32").replace("@tj_floordivf32", "@tj_floordiv32"),
+    "fmod": _fmod("double", ""),
+    "fmod32": _fmod("float", "f32").replace("@tj_fmodf32", "@tj_fmod32"),
+    # Python's int ** int for a non-negative exponent, by repeated squaring; i1 = overflow
+    "ipow": """
+define internal {i64, i1} @tj_ipow(i64 %b, i64 %e) {
+entry:
+  br label %loop
+loop:
+  %r = phi i64 [1, %entry], [%r2, %body]
+  %base = phi i64 [%b, %entry], [%base2, %body]
+  %ex = phi i64 [%e, %entry], [%ex2, %body]
+  %of = phi i1 [false, %entry], [%of3, %body]
+  %done = icmp eq i64 %ex, 0
+  br i1 %done, label %out, label %body
+body:
+  %bit = and i64 %ex, 1
+  %odd = icmp ne i64 %bit, 0
+  %m = call {i64, i1} @llvm.smul.with.overflow.i64(i64 %r, i64 %base)
+  %mv = extractvalue {i64, i1} %m, 0
+  %mo = extractvalue {i64, i1} %m, 1
+  %r2 = select i1 %odd, i64 %mv, i64 %r
+  %of1 = and i1 %odd, %mo
+  %ex2 = lshr i64 %ex, 1
+  %more = icmp ne i64 %ex2, 0
+  %sq = call {i64, i1} @llvm.smul.with.overflow.i64(i64 %base, i64 %base)
+  %sqv = extractvalue {i64, i1} %sq, 0
+  %sqo = extractvalue {i64, i1} %sq, 1
+  %base2 = select i1 %more, i64 %sqv, i64 %base
+  %of2 = and i1 %more, %sqo
+  %of12 = or i1 %of1, %of2
+  %of3 = or i1 %of, %of12
+  br label %loop
+out:
+  %s = insertvalue {i64, i1} undef, i64 %r, 0
+  %s2 = insertvalue {i64, i1} %s, i1 %of, 1
+  ret {i64, i1} %s2
+}
+""",
+    # CPython Objects/floatobject.c float_pow for finite operands; i1 = "let tier 0 do it"
+    # (non-finite operands, 0.0 ** negative, negative ** fraction (a complex), overflow)
+    "fpow": f"""
+define internal {{double, i1}} @tj_fpow(double %v, double %w) {{
+entry:
+  %av = call double @llvm.fabs.f64(double %v)
+  %aw = call double @llvm.fabs.f64(double %w)
+  %vf = fcmp olt double %av, {INF}
+  %wf = fcmp olt double %aw, {INF}
+  %fin = and i1 %vf, %wf
+  br i1 %fin, label %finite, label %fail
+finite:
+  %wz = fcmp oeq double %w, 0.0
+  br i1 %wz, label %one, label %wnz
+one:
+  ret {{double, i1}} {{double 1.0, i1 false}}
+wnz:
+  %m2 = frem double %aw, 2.0
+  %odd = fcmp oeq double %m2, 1.0
+  %vz = fcmp oeq double %v, 0.0
+  br i1 %vz, label %zero, label %vnz
+zero:
+  %wneg = fcmp olt double %w, 0.0
+  br i1 %wneg, label %fail, label %zok
+zok:
+  %zr = select i1 %odd, double %v, double 0.0
+  %zs = insertvalue {{double, i1}} undef, double %zr, 0
+  %zs2 = insertvalue {{double, i1}} %zs, i1 false, 1
+  ret {{double, i1}} %zs2
+vnz:
+  %vneg = fcmp olt double %v, 0.0
+  %fl = call double @llvm.floor.f64(double %w)
+  %frac = fcmp une double %fl, %w
+  %bad = and i1 %vneg, %frac
+  br i1 %bad, label %fail, label %go
+go:
+  %neg = and i1 %vneg, %odd
+  %isone = fcmp oeq double %av, 1.0
+  %p = call double @pow(double %av, double %w) #0
+  %p1 = select i1 %isone, double 1.0, double %p
+  %ap = call double @llvm.fabs.f64(double %p1)
+  %ovf = fcmp oeq double %ap, {INF}
+  %np = fneg double %p1
+  %r = select i1 %neg, double %np, double %p1
+  %s = insertvalue {{double, i1}} undef, double %r, 0
+  %s2 = insertvalue {{double, i1}} %s, i1 %ovf, 1
+  ret {{double, i1}} %s2
+fail:
+  ret {{double, i1}} {{double 0.0, i1 true}}
+}}
+""",
+}
+
+# what each helper needs declared in its module
+NEEDS = {
+    "fpow": ["declare double @pow(double, double)"],
+}

@@ -1,0 +1,199 @@
+"""Tier 0: IR → Python source with CPython's exact semantics.
+
+Every op is emitted as the Python expression it stands for (`a + b`, `a[i, j]`,
+`math.sqrt(x)`), so whatever the operand values turn out to be — big ints after an
+overflow, NaNs, NumPy scalars — the result, its type, any warning and any exception are
+CPython's. This is the executable specification of the IR and the target of deoptimisation.
+
+Control flow: a block with exactly one predecessor is emitted inline where that predecessor
+jumps to it; the other blocks (loop headers, merge points) become cases of a dispatch loop
+`while True: if _b == K: ...`. Block parameters are assigned on the edge, in parallel.
+
+An *entry* is where the generated function starts: the function's own entry (block 0, its
+arguments) or a frame state (block B before instruction i, with its live values) for
+resuming a call that native code handed back.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...ir.nodes import Block, Edge, FrameState, Function, Instr, Value
+from ...ir.ops import PY_BINARY, PY_UNARY, Op
+from ...ir.verifier import predecessors
+
+
+def range_len(start, stop, step) -> int:
+    """len(range(start, stop, step)), also for lengths past sys.maxsize."""
+    r = range(start, stop, step)           # TypeError / ValueError exactly as range() raises
+    try:
+        return len(r)
+    except OverflowError:
+        start, stop, step = r.start, r.stop, r.step
+        if step > 0:
+            return max(0, (stop - start + step - 1) // step)
+        return max(0, (start - stop - step - 1) // -step)
+
+
+def _v(v: Value) -> str:
+    return f"_v{v.id}"
+
+
+@dataclass
+class _Emitter:
+    fn: Function
+    ns: dict[str, Any] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    cases: set[Block] = field(default_factory=set)
+
+    def name_for(self, obj: Any, hint: str) -> str:
+        """A namespace name bound to `obj` (constants the source cannot spell, callees)."""
+        for k, v in self.ns.items():
+            if v is obj and k.startswith("_" + hint):
+                return k
+        k = f"_{hint}{len(self.ns)}"
+        self.ns[k] = obj
+        return k
+
+    def const(self, c: Any) -> str:
+        if isinstance(c, bool) or c is None:
+            return repr(c)
+        if isinstance(c, int):
+            return repr(c) if c >= 0 else f"({c!r})"
+        if isinstance(c, float) and math.isfinite(c):
+            return repr(c) if math.copysign(1.0, c) > 0 else f"({c!r})"
+        return self.name_for(c, "k")
+
+    def expr(self, ins: Instr) -> str:
+        a = [_v(x) for x in ins.args]
+        op = ins.op
+        if op in PY_BINARY:
+            return f"{a[0]} {PY_BINARY[op]} {a[1]}"
+        if op in PY_UNARY:
+            return f"{PY_UNARY[op]}{a[0]}"
+        if op is Op.CONST:
+            return self.const(ins.attr)
+        if op is Op.TRUTH:
+            return f"bool({a[0]})"
+        if op is Op.MAKE_TUPLE:
+            return "(" + "".join(x + ", " for x in a) + ")"
+        if op is Op.TUPLE_GET:
+            return f"{a[0]}[{ins.attr}]"
+        if op is Op.CALL_BUILTIN:
+            return f"{self.name_for(_builtin(ins.attr), 'b_' + ins.attr)}({', '.join(a)})"
+        if op is Op.CALL_MATH:
+            return f"{self.name_for(getattr(math, ins.attr), 'm_' + ins.attr)}({', '.join(a)})"
+        if op is Op.CALL_NUMPY:
+            import numpy as np
+            name, dtype = ins.attr
+            f = self.name_for(getattr(np, name), "np_" + name)
+            dt = "" if dtype is None else f", dtype={self.name_for(dtype, 'dt')}"
+            return f"{f}({', '.join(a)}{dt})"
+        if op is Op.CALL_JIT:
+            return f"{self.name_for(ins.attr.entry, 'f_' + ins.attr.__name__)}({', '.join(a)})"
+        if op is Op.GETATTR:
+            return f"{a[0]}.{ins.attr}"
+        if op is Op.GETITEM:
+            return f"{a[0]}[{', '.join(a[1:])}]"
+        if op is Op.LEN:
+            return f"len({a[0]})"
+        if op is Op.RANGE_LEN:
+            return f"{self.name_for(range_len, 'range_len')}({', '.join(a)})"
+        if op is Op.RANGE_ITEM:
+            return f"{a[0]} + {a[2]} * {a[1]}"
+        raise AssertionError(f"pyemit: no expression for {op}")
+
+    # -- statements -------------------------------------------------------------------
+    def instrs(self, b: Block, start: int, ind: str) -> None:
+        for ins in b.instrs[start:-1]:
+            if ins.op is Op.SETITEM:
+                a = [_v(x) for x in ins.args]
+                self.lines.append(f"{ind}{a[0]}[{', '.join(a[1:-1])}] = {a[-1]}")
+            else:
+                self.lines.append(f"{ind}{_v(ins.result)} = {self.expr(ins)}")
+        self.terminator(b.terminator, ind)
+
+    def terminator(self, t: Instr, ind: str) -> None:
+        if t.op is Op.RETURN:
+            self.lines.append(f"{ind}return {_v(t.args[0])}")
+        elif t.op is Op.RAISE:
+            exc, args = t.attr
+            self.lines.append(f"{ind}raise {self.name_for(exc, 'e')}"
+                              f"(*{self.name_for(args, 'a')})")
+        elif t.op is Op.JUMP:
+            self.edge(t.targets[0], ind)
+        else:
+            self.lines.append(f"{ind}if {_v(t.args[0])}:")
+            self.edge(t.targets[0], ind + "    ")
+            self.lines.append(f"{ind}else:")
+            self.edge(t.targets[1], ind + "    ")
+
+    def edge(self, e: Edge, ind: str) -> None:
+        if e.args:
+            lhs = ", ".join(_v(p) for p in e.block.params)
+            rhs = ", ".join(_v(a) for a in e.args)
+            if lhs != rhs:
+                self.lines.append(f"{ind}{lhs} = {rhs}")
+        if e.block in self.cases:
+            self.lines.append(f"{ind}_b = {e.block.id}")
+            self.lines.append(f"{ind}continue")
+        else:
+            self.instrs(e.block, 0, ind)
+
+
+def emit(fn: Function, entry: FrameState | None = None) -> tuple[str, dict[str, Any]]:
+    """Python source defining `_tier0` (and the namespace it needs).
+
+    With `entry` None, `_tier0` takes the function's arguments; with a frame state it takes
+    the frame state's live values and starts before instruction `entry.index` of its block."""
+    em = _Emitter(fn)
+    preds = predecessors(fn)
+    npreds = {b: len(ps) for b, ps in preds.items()}
+    start = fn.entry if entry is None else fn.blocks[entry.block]
+    # An entry in the middle of a block reaches that block's successors a second way.
+    if entry is not None and entry.index > 0:
+        for s in start.successors:
+            npreds[s] += 1
+    elif entry is not None:
+        npreds[start] += 1
+    em.cases = {b for b in fn.blocks if npreds[b] > 1}
+    params = fn.entry.params if entry is None else list(entry.live)
+    em.lines.append(f"def _tier0({', '.join(_v(p) for p in params)}):")
+    index = 0 if entry is None else entry.index
+    if not em.cases:
+        em.instrs(start, index, "    ")
+        return "\n".join(em.lines) + "\n", em.ns
+    # The start runs once, as the last case of the dispatch loop; the first `_b` test of
+    # every later dispatch is then a real block.
+    prefix = not (index == 0 and start in em.cases)
+    em.lines.append(f"    _b = {-1 if prefix else start.id}")
+    em.lines.append("    while True:")
+    first = True
+    for b in fn.blocks:
+        if b in em.cases:
+            em.lines.append(f"        {'if' if first else 'elif'} _b == {b.id}:")
+            em.instrs(b, 0, " " * 12)
+            first = False
+    if prefix:
+        em.lines.append("        else:")
+        em.instrs(start, index, " " * 12)
+    return "\n".join(em.lines) + "\n", em.ns
+
+
+def _builtin(name: str):
+    import builtins
+    return getattr(builtins, name)
+
+
+def compile_tier0(fn: Function, entry: FrameState | None = None, name: str | None = None):
+    """The Python function `_tier0` for `fn` (and entry), compiled with exec."""
+    src, ns = emit(fn, entry)
+    filename = f"<tierjit tier0 {fn.name}>"
+    code = compile(src, filename, "exec")
+    exec(code, ns)
+    f = ns["_tier0"]
+    f.__name__ = f.__qualname__ = name or fn.name
+    f.__tierjit_source__ = src
+    return f

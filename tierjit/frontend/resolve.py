@@ -1,0 +1,93 @@
+"""Compile-time resolution of the names a function reads but never assigns.
+
+A name resolves, as CPython would resolve it when the function runs, through the closure
+cells, the function's globals and the builtins. What it names decides how a call or an
+attribute is lowered: a jitted function (CALL_JIT), a supported builtin (CALL_BUILTIN), a
+function of `math` (CALL_MATH), an array constructor of NumPy (CALL_NUMPY), a module, an
+exception class, or a constant.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any
+
+SUPPORTED_BUILTINS = frozenset({
+    "abs", "min", "max", "len", "int", "float", "bool", "complex", "round", "divmod", "pow",
+})
+NUMPY_CONSTRUCTORS = frozenset({"empty", "zeros", "ones", "arange"})
+CONSTANT_TYPES = (int, float, complex, bool, type(None))
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """What a free name (or a module attribute) refers to at compile time."""
+
+    kind: str    # "jit" "builtin" "math" "numpy" "module" "exception" "const" "dtype" "other"
+    obj: Any
+    name: str
+
+
+def classify(obj: Any, name: str) -> Resolved:
+    from ..runtime.dispatch import Dispatcher, dispatcher_of   # late: avoids an import cycle
+
+    d = dispatcher_of(obj)
+    if isinstance(d, Dispatcher):
+        return Resolved("jit", d, name)
+    if obj is getattr(builtins, name, _MISSING) and name in SUPPORTED_BUILTINS:
+        return Resolved("builtin", obj, name)
+    if obj is range:
+        return Resolved("builtin", obj, "range")
+    if isinstance(obj, types.ModuleType):
+        return Resolved("module", obj, obj.__name__)
+    if isinstance(obj, type) and issubclass(obj, BaseException):
+        return Resolved("exception", obj, obj.__name__)
+    if isinstance(obj, CONSTANT_TYPES):
+        return Resolved("const", obj, name)
+    for fname in dir(math):
+        if getattr(math, fname) is obj and callable(obj):
+            return Resolved("math", obj, fname)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        for cname in NUMPY_CONSTRUCTORS:
+            if obj is getattr(np, cname):
+                return Resolved("numpy", obj, cname)
+        if isinstance(obj, type) and issubclass(obj, np.generic) or isinstance(obj, np.dtype):
+            return Resolved("dtype", np.dtype(obj), name)
+    return Resolved("other", obj, name)
+
+
+def resolve_name(fn, name: str) -> Resolved | None:
+    """Resolve a free name of the Python function `fn`; None when CPython would fail."""
+    code = fn.__code__
+    if fn.__closure__ and name in code.co_freevars:
+        cell = fn.__closure__[code.co_freevars.index(name)]
+        try:
+            return classify(cell.cell_contents, name)
+        except ValueError:       # empty cell: NameError at run time
+            return None
+    g = fn.__globals__
+    if name in g:
+        return classify(g[name], name)
+    b = g.get("__builtins__", builtins)
+    b = b.__dict__ if isinstance(b, types.ModuleType) else b
+    if name in b:
+        return classify(b[name], name)
+    return None
+
+
+def resolve_attr(base: Resolved, attr: str) -> Resolved | None:
+    if base.kind != "module":
+        return None
+    obj = getattr(base.obj, attr, _MISSING)
+    if obj is _MISSING:
+        return None
+    r = classify(obj, attr)
+    if base.obj is math and isinstance(obj, float):
+        return Resolved("const", obj, f"math.{attr}")
+    return r

@@ -1,0 +1,114 @@
+"""IR nodes: SSA values, instructions, blocks with parameters, and functions.
+
+The IR is a control-flow graph in SSA form with *block parameters* instead of phi nodes
+(as in Cranelift and MLIR): a jump passes one argument per parameter of its target. That
+makes a frame state — "block B, before instruction i, with these live values" — a plain list
+of values, which is what deoptimisation hands back to tier 0.
+
+Type facts hang off values (`Value.type`); the untyped IR leaves them None and type
+inference fills them in on its own copy of the function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .ops import Op
+
+if TYPE_CHECKING:
+    from ..types.lattice import Type
+
+
+@dataclass(slots=True, eq=False)
+class Value:
+    """An SSA value: a block parameter or the result of one instruction."""
+
+    id: int
+    name: str = ""               # source variable it came from, for printing and messages
+    type: Type | None = None     # filled in by type inference
+
+    def __repr__(self) -> str:
+        return f"%{self.id}"
+
+
+@dataclass(slots=True, eq=False)
+class Edge:
+    """A control-flow edge: the target block and one argument per target parameter."""
+
+    block: Block
+    args: list[Value]
+
+
+@dataclass(slots=True, eq=False)
+class Instr:
+    """One operation. Terminators (JUMP, BRANCH, RETURN, RAISE) carry their edges in targets."""
+
+    op: Op
+    args: list[Value]
+    result: Value | None = None
+    attr: Any = None             # op-specific static data (constant, callee, attribute name)
+    line: int = 0                # source line, for messages and deopt events
+    targets: list[Edge] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"<{self.op.value} {self.args}>"
+
+
+@dataclass(slots=True, eq=False)
+class Block:
+    """A basic block: parameters, a non-empty list of instructions, a terminator last."""
+
+    id: int
+    params: list[Value] = field(default_factory=list)
+    instrs: list[Instr] = field(default_factory=list)
+
+    @property
+    def terminator(self) -> Instr:
+        return self.instrs[-1]
+
+    @property
+    def successors(self) -> list[Block]:
+        return [e.block for e in self.terminator.targets]
+
+    def __repr__(self) -> str:
+        return f"b{self.id}"
+
+
+@dataclass(slots=True, eq=False)
+class Function:
+    """A function in IR form. blocks[0] is the entry; its parameters are the arguments."""
+
+    name: str
+    arg_names: list[str]
+    blocks: list[Block] = field(default_factory=list)
+    first_line: int = 0
+    filename: str = "<unknown>"
+    next_value_id: int = 0
+
+    @property
+    def entry(self) -> Block:
+        return self.blocks[0]
+
+    def new_value(self, name: str = "") -> Value:
+        v = Value(self.next_value_id, name)
+        self.next_value_id += 1
+        return v
+
+    def values(self):
+        """Every value defined in the function, parameters first within each block."""
+        for b in self.blocks:
+            yield from b.params
+            for ins in b.instrs:
+                if ins.result is not None:
+                    yield ins.result
+
+
+@dataclass(slots=True, frozen=True)
+class FrameState:
+    """Where tier 0 resumes when native code deoptimises: before instrs[index] of block,
+    with `live` the values that code (and everything after it) still needs."""
+
+    block: int
+    index: int
+    live: tuple[Value, ...]

@@ -1,0 +1,1 @@
+"""Passes over typed IR; pipeline.py lists their order."""

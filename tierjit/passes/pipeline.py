@@ -1,0 +1,32 @@
+"""The optimisation pipeline over typed IR, listed in one place.
+
+Each pass takes a typed Function and returns one (mutating its argument is allowed: the
+dispatcher hands it its own copy). With `VERIFY` true — set by the test suite — the IR
+verifier runs after every pass.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..ir.nodes import Function
+from ..ir.verifier import verify
+from .fold import fold_constants
+from .dce import eliminate_dead_code
+
+VERIFY = os.environ.get("TIERJIT_VERIFY", "") not in ("", "0")
+
+PIPELINE = (
+    fold_constants,        # evaluate ops over constants at compile time, exactly as Python
+    eliminate_dead_code,   # drop instructions whose results are unused and cannot fail
+)
+
+
+def optimise(fn: Function) -> Function:
+    if VERIFY:
+        verify(fn, typed=True)
+    for p in PIPELINE:
+        fn = p(fn)
+        if VERIFY:
+            verify(fn, typed=True)
+    return fn

@@ -1,0 +1,1 @@
+"""Runtime: dispatchers, native entry objects, deoptimisation."""

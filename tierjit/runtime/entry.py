@@ -1,0 +1,468 @@
+"""Native entry objects: the callable a user holds, whose vectorcall pointer is the dispatch slot.
+
+A jitted function must cost no more to call than a builtin, so the object users call is an
+instance of a heap type built at run time with `PyType_FromSpec` and
+`Py_TPFLAGS_HAVE_VECTORCALL`.  CPython calls through a function pointer stored *in the
+instance*; that pointer is the dispatch slot (analogue: an LLVM ORC lazy stub, or a GOT
+entry).  Switching tiers is one aligned pointer store, atomic under the GIL; callers holding
+the object never notice.  All of the type's C slots (dealloc, GC, constructor, descriptor, the
+generic forwarder) are a few lines of LLVM IR compiled once per process; ctypes is used only to
+build the type and to write the slot, never on the call path.
+
+Instance layout (64-bit; H = sizeof(PyObject) = 16 in release builds)::
+
+    struct TierjitEntry {
+        PyObject_HEAD                 //  0  ob_refcnt, 8 ob_type
+        vectorcallfunc slot;          //  H + 0   SLOT_OFFSET: what CPython calls
+        PyObject *dispatcher;         //  H + 8   DISPATCHER_OFFSET: strong ref
+        PyObject *fallback;           //  H + 16  FALLBACK_OFFSET: strong ref, any callable
+        PyObject *weakreflist;        //  H + 24  WEAKLIST_OFFSET: owned by CPython's weakrefs
+    };                                //  H + 32  BASICSIZE
+
+Invariants native code may rely on:
+- `dispatcher` and `fallback` are never NULL once the object exists and never change while it
+  is alive, except that the GC's tp_clear (only for unreachable objects) swaps both for None
+  and resets the slot; calling None then raises TypeError instead of crashing.
+- A slot function has the vectorcall ABI
+  `PyObject *(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)` with
+  `self` the entry; when its argument checks fail it must return
+  `PyObject_Vectorcall(self->fallback, args, nargsf, kwnames)` (a tail call), exactly what
+  the forwarder does.  A slot address must stay valid for the life of the process (the LLVM
+  engine never unloads code).
+
+Entries hold strong references to dispatcher and fallback, and the dispatcher will usually
+hold its entry, so the type supports cyclic GC (tp_traverse/tp_clear).  Attribute reads,
+writes and deletes not served by the type go to the dispatcher, so `__name__`, `__doc__`,
+`__module__`, `__wrapped__`, `inspect`, ... look like the dispatcher's.  Stored on a class, an
+entry binds like a Python function (tp_descr_get, plus Py_TPFLAGS_METHOD_DESCRIPTOR so
+`obj.method(x)` skips the bound-method allocation).  Entries pickle and copy by reference
+(`module.qualname`), like functions.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any
+
+# Cheap static check for callers choosing between entries and a plain Python wrapper
+# (64-bit CPython 3.11+).  make_entry can still fail on first use (no llvmlite, or a
+# capi.LayoutError when offsets do not verify); callers should fall back on any exception.
+AVAILABLE = (
+    sys.implementation.name == "cpython" and sys.version_info >= (3, 11) and sys.maxsize > 2**32
+)
+
+_HEAD = object.__basicsize__  # sizeof(PyObject); checked against capi.object_layout()
+SLOT_OFFSET = _HEAD
+DISPATCHER_OFFSET = _HEAD + 8
+FALLBACK_OFFSET = _HEAD + 16
+WEAKLIST_OFFSET = _HEAD + 24
+BASICSIZE = _HEAD + 32
+
+TYPE_NAME = "tierjit.Function"
+
+# Include/typeslots.h, Include/structmember.h and Include/object.h (stable ABI values).
+_PY_TP_CALL, _PY_TP_CLEAR, _PY_TP_DEALLOC, _PY_TP_DESCR_GET = 50, 51, 52, 54
+_PY_TP_DOC, _PY_TP_NEW, _PY_TP_TRAVERSE, _PY_TP_MEMBERS = 56, 65, 71, 72
+_T_OBJECT, _T_PYSSIZET, _READONLY = 6, 19, 1
+_TPFLAGS_IMMUTABLETYPE = 1 << 8
+_TPFLAGS_HAVE_VECTORCALL = 1 << 11
+_TPFLAGS_HAVE_GC = 1 << 14
+_TPFLAGS_METHOD_DESCRIPTOR = 1 << 17
+_TPFLAGS_DEFAULT = 1 << 18  # Py_TPFLAGS_HAVE_VERSION_TAG
+
+_NEW_ERROR = b"tierjit.Function() takes exactly 2 arguments (dispatcher, fallback)"
+
+# The type's C slots.  `{...}` fields are filled from the offsets above; every Python object
+# pointer is an opaque `ptr`.  Py_IncRef/Py_DecRef (not inline refcount arithmetic) keep this
+# correct on 3.12+, where None is immortal; none of these functions is on a hot path.
+_RUNTIME_IR = """
+@_Py_NoneStruct = external global i8
+@PyExc_TypeError = external global ptr
+@tierjit_entry_new_msg = private unnamed_addr constant [{msg_len} x i8] c"{msg}\\00"
+
+declare ptr @PyObject_Vectorcall(ptr, ptr, i64, ptr)
+declare ptr @PyType_GenericAlloc(ptr, i64)
+declare void @Py_IncRef(ptr)
+declare void @Py_DecRef(ptr)
+declare void @PyObject_GC_UnTrack(ptr)
+declare void @PyObject_GC_Del(ptr)
+declare void @PyObject_ClearWeakRefs(ptr)
+declare i64 @PyDict_Size(ptr)
+declare void @PyErr_SetString(ptr, ptr)
+declare ptr @PyMethod_New(ptr, ptr)
+
+; The generic slot: self->fallback(*args, **kwnames).  Borrowing fallback is safe: it only
+; changes in tp_clear, which never runs while a caller still holds the entry.
+define ptr @tierjit_entry_forward(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) {{
+  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
+  %f = load ptr, ptr %pf, align 8
+  %r = tail call ptr @PyObject_Vectorcall(ptr %f, ptr %args, i64 %nargsf, ptr %kwnames)
+  ret ptr %r
+}}
+
+; tp_new(type, (dispatcher, fallback), kwds): the only way instances come to exist.
+define ptr @tierjit_entry_new(ptr %type, ptr %args, ptr %kwds) {{
+entry:
+  %pn = getelementptr inbounds i8, ptr %args, i64 {ob_size}
+  %n = load i64, ptr %pn, align 8
+  %two = icmp eq i64 %n, 2
+  br i1 %two, label %kw, label %bad
+kw:
+  %nokw = icmp eq ptr %kwds, null
+  br i1 %nokw, label %alloc, label %kwsize
+kwsize:
+  %nkw = call i64 @PyDict_Size(ptr %kwds)
+  %nokw2 = icmp eq i64 %nkw, 0
+  br i1 %nokw2, label %alloc, label %bad
+bad:
+  %exc = load ptr, ptr @PyExc_TypeError, align 8
+  call void @PyErr_SetString(ptr %exc, ptr @tierjit_entry_new_msg)
+  ret ptr null
+alloc:
+  ; GenericAlloc zero-fills, increfs the heap type and GC-tracks the object; traverse copes
+  ; with the NULL fields until the stores below (nothing here can trigger a collection).
+  %self = call ptr @PyType_GenericAlloc(ptr %type, i64 0)
+  %failed = icmp eq ptr %self, null
+  br i1 %failed, label %oom, label %init
+oom:
+  ret ptr null
+init:
+  %pd0 = getelementptr inbounds i8, ptr %args, i64 {item0}
+  %d = load ptr, ptr %pd0, align 8
+  %pf0 = getelementptr inbounds i8, ptr %args, i64 {item1}
+  %f = load ptr, ptr %pf0, align 8
+  call void @Py_IncRef(ptr %d)
+  call void @Py_IncRef(ptr %f)
+  %ps = getelementptr inbounds i8, ptr %self, i64 {slot}
+  store ptr @tierjit_entry_forward, ptr %ps, align 8
+  %pd = getelementptr inbounds i8, ptr %self, i64 {dispatcher}
+  store ptr %d, ptr %pd, align 8
+  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
+  store ptr %f, ptr %pf, align 8
+  ret ptr %self
+}}
+
+; tp_dealloc: untrack, clear weakrefs, drop fields, free, then drop the heap type.
+define void @tierjit_entry_dealloc(ptr %self) {{
+entry:
+  %pt = getelementptr inbounds i8, ptr %self, i64 {ob_type}
+  %type = load ptr, ptr %pt, align 8
+  call void @PyObject_GC_UnTrack(ptr %self)
+  %pw = getelementptr inbounds i8, ptr %self, i64 {weaklist}
+  %w = load ptr, ptr %pw, align 8
+  %hasw = icmp ne ptr %w, null
+  br i1 %hasw, label %weak, label %fields
+weak:
+  call void @PyObject_ClearWeakRefs(ptr %self)
+  br label %fields
+fields:
+  %pd = getelementptr inbounds i8, ptr %self, i64 {dispatcher}
+  %d = load ptr, ptr %pd, align 8
+  store ptr null, ptr %pd, align 8
+  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
+  %f = load ptr, ptr %pf, align 8
+  store ptr null, ptr %pf, align 8
+  call void @Py_DecRef(ptr %d)
+  call void @Py_DecRef(ptr %f)
+  call void @PyObject_GC_Del(ptr %self)
+  call void @Py_DecRef(ptr %type)
+  ret void
+}}
+
+; tp_traverse: report every strong reference, including the heap type (required since 3.9).
+define i32 @tierjit_entry_traverse(ptr %self, ptr %visit, ptr %arg) {{
+entry:
+  %pd = getelementptr inbounds i8, ptr %self, i64 {dispatcher}
+  %d = load ptr, ptr %pd, align 8
+  %dnull = icmp eq ptr %d, null
+  br i1 %dnull, label %fb, label %visit_d
+visit_d:
+  %rd = call i32 %visit(ptr %d, ptr %arg)
+  %stopd = icmp ne i32 %rd, 0
+  br i1 %stopd, label %stop, label %fb
+fb:
+  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
+  %f = load ptr, ptr %pf, align 8
+  %fnull = icmp eq ptr %f, null
+  br i1 %fnull, label %ty, label %visit_f
+visit_f:
+  %rf = call i32 %visit(ptr %f, ptr %arg)
+  %stopf = icmp ne i32 %rf, 0
+  br i1 %stopf, label %stop, label %ty
+ty:
+  %pt = getelementptr inbounds i8, ptr %self, i64 {ob_type}
+  %t = load ptr, ptr %pt, align 8
+  %rt = call i32 %visit(ptr %t, ptr %arg)
+  ret i32 %rt
+stop:
+  %r = phi i32 [ %rd, %visit_d ], [ %rf, %visit_f ]
+  ret i32 %r
+}}
+
+; tp_clear: break cycles without ever leaving a NULL behind (see the invariants above).
+define i32 @tierjit_entry_clear(ptr %self) {{
+entry:
+  %ps = getelementptr inbounds i8, ptr %self, i64 {slot}
+  store ptr @tierjit_entry_forward, ptr %ps, align 8
+  call void @Py_IncRef(ptr @_Py_NoneStruct)
+  call void @Py_IncRef(ptr @_Py_NoneStruct)
+  %pd = getelementptr inbounds i8, ptr %self, i64 {dispatcher}
+  %d = load ptr, ptr %pd, align 8
+  store ptr @_Py_NoneStruct, ptr %pd, align 8
+  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
+  %f = load ptr, ptr %pf, align 8
+  store ptr @_Py_NoneStruct, ptr %pf, align 8
+  call void @Py_DecRef(ptr %d)
+  call void @Py_DecRef(ptr %f)
+  ret i32 0
+}}
+
+; tp_descr_get: bind like a Python function (unbound when accessed on the class or None).
+define ptr @tierjit_entry_descr_get(ptr %self, ptr %obj, ptr %type) {{
+entry:
+  %isnull = icmp eq ptr %obj, null
+  %isnone = icmp eq ptr %obj, @_Py_NoneStruct
+  %unbound = or i1 %isnull, %isnone
+  br i1 %unbound, label %same, label %bind
+same:
+  call void @Py_IncRef(ptr %self)
+  ret ptr %self
+bind:
+  %m = call ptr @PyMethod_New(ptr %self, ptr %obj)
+  ret ptr %m
+}}
+"""
+
+
+class _Runtime:
+    """The entry type plus the addresses of its compiled slot functions (one per process)."""
+
+    __slots__ = ("clear", "forward", "module", "type")
+
+    def __init__(self, tp: type, forward: int, clear: int, module: Any) -> None:
+        self.type = tp
+        self.forward = forward
+        self.clear = clear  # exposed for tests that exercise tp_clear directly
+        self.module = module
+
+
+_runtime: _Runtime | None = None
+_runtime_lock = threading.Lock()
+
+
+def _get_runtime() -> _Runtime:
+    global _runtime
+    if _runtime is None:
+        with _runtime_lock:
+            if _runtime is None:
+                _runtime = _build_runtime()
+    return _runtime
+
+
+def _runtime_ir() -> str:
+    from tierjit.runtime import capi
+
+    lay = capi.object_layout()
+    if lay.head_size != _HEAD:
+        raise capi.LayoutError("sizeof(PyObject) changed after import")
+    return _RUNTIME_IR.format(
+        msg=_NEW_ERROR.decode(), msg_len=len(_NEW_ERROR) + 1,
+        slot=SLOT_OFFSET, dispatcher=DISPATCHER_OFFSET, fallback=FALLBACK_OFFSET,
+        weaklist=WEAKLIST_OFFSET, ob_type=lay.ob_type, ob_size=lay.ob_size,
+        item0=lay.tuple_ob_item, item1=lay.tuple_ob_item + lay.pointer_size,
+    )  # fmt: skip
+
+
+def _build_runtime() -> _Runtime:
+    import ctypes
+
+    from tierjit.backends.llvm.engine import compile_ir
+    from tierjit.runtime import capi
+
+    module = compile_ir(_runtime_ir(), opt=2)
+    address = module.address
+
+    class PyTypeSlot(ctypes.Structure):
+        _fields_ = [("slot", ctypes.c_int), ("pfunc", ctypes.c_void_p)]
+
+    class PyMemberDef(ctypes.Structure):
+        _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int),
+                    ("offset", ctypes.c_ssize_t), ("flags", ctypes.c_int),
+                    ("doc", ctypes.c_char_p)]  # fmt: skip
+
+    class PyTypeSpec(ctypes.Structure):
+        _fields_ = [("name", ctypes.c_char_p), ("basicsize", ctypes.c_int),
+                    ("itemsize", ctypes.c_int), ("flags", ctypes.c_uint),
+                    ("slots", ctypes.POINTER(PyTypeSlot))]  # fmt: skip
+
+    members = (PyMemberDef * 5)(
+        PyMemberDef(b"__vectorcalloffset__", _T_PYSSIZET, SLOT_OFFSET, _READONLY, None),
+        PyMemberDef(b"__weaklistoffset__", _T_PYSSIZET, WEAKLIST_OFFSET, _READONLY, None),
+        PyMemberDef(b"__tierjit_dispatcher__", _T_OBJECT, DISPATCHER_OFFSET, _READONLY,
+                    b"the dispatcher this entry belongs to"),
+        PyMemberDef(b"__tierjit_fallback__", _T_OBJECT, FALLBACK_OFFSET, _READONLY,
+                    b"callable used when no native slot accepts the arguments"),
+        PyMemberDef(),  # sentinel
+    )  # fmt: skip
+    doc = ctypes.create_string_buffer(b"A tierjit-compiled function (see tierjit.runtime.entry).")
+    slots = (PyTypeSlot * 9)(
+        PyTypeSlot(_PY_TP_NEW, address("tierjit_entry_new")),
+        PyTypeSlot(_PY_TP_DEALLOC, address("tierjit_entry_dealloc")),
+        PyTypeSlot(_PY_TP_TRAVERSE, address("tierjit_entry_traverse")),
+        PyTypeSlot(_PY_TP_CLEAR, address("tierjit_entry_clear")),
+        PyTypeSlot(_PY_TP_DESCR_GET, address("tierjit_entry_descr_get")),
+        # tp_call serves calls that arrive with a kwargs dict; it re-enters the vectorcall slot.
+        PyTypeSlot(_PY_TP_CALL, capi.c_api_address("PyVectorcall_Call")),
+        PyTypeSlot(_PY_TP_MEMBERS, ctypes.addressof(members)),
+        PyTypeSlot(_PY_TP_DOC, ctypes.addressof(doc)),
+        PyTypeSlot(0, None),  # sentinel
+    )
+    flags = _TPFLAGS_DEFAULT | _TPFLAGS_HAVE_GC | _TPFLAGS_HAVE_VECTORCALL
+    flags |= _TPFLAGS_METHOD_DESCRIPTOR
+    spec = PyTypeSpec(TYPE_NAME.encode(), BASICSIZE, 0, flags, slots)
+
+    # Python 3.11 keeps pointers to spec.name and the member names instead of copying them,
+    # so everything handed to PyType_FromSpec is leaked on purpose (a few hundred bytes once
+    # per process): the type and its instances may outlive this module at shutdown.
+    keepalive = (spec, slots, members, doc)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(keepalive))
+
+    from_spec = ctypes.pythonapi.PyType_FromSpec
+    from_spec.argtypes = [ctypes.POINTER(PyTypeSpec)]
+    from_spec.restype = ctypes.py_object  # steals the new reference
+    tp = from_spec(ctypes.byref(spec))
+    _install_python_level(tp)
+    _freeze(tp)
+    return _Runtime(tp, address("tierjit_entry_forward"), address("tierjit_entry_clear"), module)
+
+
+class _ForwardedName(str):
+    """A type-dict string that reads as the dispatcher's attribute on instances.
+
+    `__doc__` and `__module__` live in the type dict, so they would shadow the dispatcher's.
+    As a str subclass the value still reads as a plain string on the type itself
+    (`type.__module__` returns the dict entry unchanged); as a descriptor it forwards on
+    instances.
+    """
+
+    __slots__ = ()
+    attribute: str
+
+    def __get__(self, obj: object, objtype: type | None = None) -> object:
+        if obj is None:
+            return str(self)
+        return getattr(obj.__tierjit_dispatcher__, self.attribute)  # type: ignore[attr-defined]
+
+
+class _ForwardedDoc(_ForwardedName):
+    __slots__ = ()
+    attribute = "__doc__"
+
+
+class _ForwardedModule(_ForwardedName):
+    __slots__ = ()
+    attribute = "__module__"
+
+
+def _install_python_level(tp: type) -> None:
+    """Attribute forwarding and repr; none of it is on the call path."""
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.__tierjit_dispatcher__, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(self.__tierjit_dispatcher__, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self.__tierjit_dispatcher__, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(object.__dir__(self)) | set(dir(self.__tierjit_dispatcher__)))
+
+    def __reduce__(self) -> str:
+        # Pickle (and copy) by reference, like a module-level function: pickle checks that
+        # `module.qualname` is this very object.
+        return self.__tierjit_dispatcher__.__qualname__
+
+    def __repr__(self) -> str:
+        dispatcher = self.__tierjit_dispatcher__
+        name = getattr(dispatcher, "__qualname__", None) or getattr(dispatcher, "__name__", "?")
+        return f"<tierjit function {name}>"
+
+    for fn in (__getattr__, __setattr__, __delattr__, __dir__, __reduce__, __repr__):
+        setattr(tp, fn.__name__, fn)
+    tp.__doc__ = _ForwardedDoc(tp.__doc__)
+    tp.__module__ = _ForwardedModule("tierjit")
+
+
+def _freeze(tp: type) -> None:
+    """Set Py_TPFLAGS_IMMUTABLETYPE after the Python-level attributes are in place.
+
+    A mutable type would let `type(f).__call__ = ...` desynchronise tp_call from the
+    vectorcall slot (3.11 keeps the vectorcall flag), and let anyone replace our slots.
+    The tp_flags offset is verified against `__flags__` before writing.
+    """
+    import ctypes
+
+    from tierjit.runtime import capi
+
+    cell = ctypes.c_ulong.from_address(id(tp) + capi.object_layout().type_tp_flags)
+    if cell.value != tp.__flags__:
+        raise capi.LayoutError("tp_flags offset mismatch")
+    cell.value = tp.__flags__ | _TPFLAGS_IMMUTABLETYPE
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(tp))
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def entry_type() -> type:
+    """The entry type, built (and its slot functions compiled) on first use."""
+    return _get_runtime().type
+
+
+def make_entry(dispatcher: object, fallback: Any) -> Any:
+    """A new entry that calls `fallback(*args, **kwargs)` until a native slot is installed."""
+    if not callable(fallback):
+        raise TypeError(f"fallback must be callable, got {type(fallback).__name__}")
+    return _get_runtime().type(dispatcher, fallback)
+
+
+def is_entry(obj: object) -> bool:
+    return _runtime is not None and type(obj) is _runtime.type
+
+
+def forwarder_address() -> int:
+    """Address of the generic slot that forwards every call to `self->fallback`."""
+    return _get_runtime().forward
+
+
+def set_slot(obj: object, address: int) -> None:
+    """Install a native vectorcall function: one aligned 8-byte store, atomic under the GIL.
+
+    `address` must point at code with the vectorcall ABI that stays loaded for the rest of
+    the process (see the module docstring for what it may assume about `self`).
+    """
+    import ctypes
+
+    runtime = _get_runtime()
+    if type(obj) is not runtime.type:
+        raise TypeError(f"set_slot needs a {TYPE_NAME} object, got {type(obj).__name__}")
+    if not isinstance(address, int) or not 0 < address < 2**64:
+        raise ValueError(f"not a code address: {address!r}")
+    ctypes.c_void_p.from_address(id(obj) + SLOT_OFFSET).value = address
+
+
+def reset_slot(obj: object) -> None:
+    """Go back to the generic forwarder (every call reaches the fallback)."""
+    set_slot(obj, _get_runtime().forward)
+
+
+def get_slot(obj: object) -> int:
+    """The function address currently installed in `obj`'s slot."""
+    import ctypes
+
+    if not is_entry(obj):
+        raise TypeError(f"get_slot needs a {TYPE_NAME} object, got {type(obj).__name__}")
+    return ctypes.c_void_p.from_address(id(obj) + SLOT_OFFSET).value or 0

@@ -1,0 +1,1 @@
+"""Types: the lattice, per-op rules and inference."""

@@ -1,0 +1,119 @@
+"""The type lattice: what type inference knows about a value.
+
+    Scalar(int | float | bool | complex | NoneType | a NumPy scalar type)
+    TupleT(item types)                       a Python tuple of known length
+    ArrayT(dtype, ndim, layout)              a numpy.ndarray; layout "C" (contiguous) or "A"
+    UnionT(members)                          one of several types, decided at run time
+
+Python's `int` stands for an int that is *speculated* to fit in 64 bits: native code guards
+every operation that could leave that range. NumPy scalar types are distinct from Python's
+(`a[i]` on a float64 array is a numpy.float64, and `0.0 + a[i]` is one too), because they
+differ in results, warnings and errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Type:
+    """Base of all types; instances are immutable and compare by value."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar(Type):
+    """A scalar of exactly this Python type (int, float, numpy.float32, ...)."""
+
+    py: type
+
+    def __str__(self) -> str:
+        mod = self.py.__module__
+        return self.py.__name__ if mod == "builtins" else f"np.{self.py.__name__}"
+
+    @property
+    def is_numpy(self) -> bool:
+        return self.py.__module__ == "numpy"
+
+
+@dataclass(frozen=True, slots=True)
+class TupleT(Type):
+    items: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(map(str, self.items)) + ("," if len(self.items) == 1 else "") + ")"
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayT(Type):
+    dtype: str          # NumPy dtype name: "float64", "int32", "bool", ...
+    ndim: int
+    layout: str = "A"   # "C": C-contiguous; "A": any strides
+
+    def __str__(self) -> str:
+        return f"array({self.dtype}, {self.ndim}d, {self.layout})"
+
+    @property
+    def scalar(self) -> Scalar:
+        import numpy as np
+        return Scalar(np.dtype(self.dtype).type)
+
+
+@dataclass(frozen=True, slots=True)
+class UnionT(Type):
+    members: frozenset[Type]
+
+    def __str__(self) -> str:
+        return " | ".join(sorted(map(str, self.members)))
+
+
+INT, FLOAT, BOOL, COMPLEX, NONE = (Scalar(t) for t in (int, float, bool, complex, type(None)))
+MAX_DEPTH = 4
+
+
+def members(t: Type) -> frozenset[Type]:
+    return t.members if isinstance(t, UnionT) else frozenset({t})
+
+
+def join(a: Type | None, b: Type | None) -> Type | None:
+    """Least upper bound; None is bottom (nothing known yet)."""
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    if isinstance(a, ArrayT) and isinstance(b, ArrayT) and (a.dtype, a.ndim) == (b.dtype, b.ndim):
+        return ArrayT(a.dtype, a.ndim, "A")
+    if isinstance(a, TupleT) and isinstance(b, TupleT) and len(a.items) == len(b.items):
+        return TupleT(tuple(join(x, y) for x, y in zip(a.items, b.items)))
+    ms = set(members(a)) | set(members(b))
+    return UnionT(frozenset(ms))
+
+
+def depth(t: Type) -> int:
+    if isinstance(t, TupleT):
+        return 1 + max((depth(x) for x in t.items), default=0)
+    if isinstance(t, UnionT):
+        return max(depth(x) for x in t.members)
+    return 0
+
+
+def type_of_value(x) -> Type | None:
+    """The type of a run-time argument, or None when no native type describes it."""
+    t = type(x)
+    if t in (int, float, bool, complex, type(None)):
+        return Scalar(t)
+    if t is tuple:
+        items = tuple(type_of_value(i) for i in x)
+        return None if any(i is None for i in items) else TupleT(items)
+    mod = t.__module__
+    if mod == "numpy":
+        import numpy as np
+        if t is np.ndarray:
+            if x.dtype.kind not in "biufc" or not x.dtype.isnative or not 1 <= x.ndim <= 3:
+                return None
+            layout = "C" if x.flags.c_contiguous else "A"
+            return ArrayT(x.dtype.name, x.ndim, layout)
+        if isinstance(x, np.generic) and t().dtype.kind in "biufc":
+            return Scalar(t)
+    return None

@@ -1,0 +1,225 @@
+"""Per-operation type rules: the result type of an op given its argument types.
+
+For scalar operators the rule is CPython (and NumPy) itself: the operator is applied to
+sample values of the argument types, and the type of the result is the answer. That gets
+Python's promotions (bool + bool is int, int / int is float) and NumPy 2's (NEP 50: a Python
+float with a numpy.float32 stays float32) exactly right, without a hand-written table.
+Results that depend on values, not types (`int ** int` is a float for a negative exponent),
+are typed as the common case; native code guards the rest and deoptimises.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+import warnings
+
+from ..errors import Unsupported
+from ..ir.ops import Op
+from .lattice import (BOOL, FLOAT, INT, ArrayT, Scalar, TupleT, Type, UnionT, join, members,
+                      type_of_value)
+
+_PY_OPS = {
+    Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul,
+    Op.TRUEDIV: operator.truediv, Op.FLOORDIV: operator.floordiv, Op.MOD: operator.mod,
+    Op.POW: operator.pow, Op.LSHIFT: operator.lshift, Op.RSHIFT: operator.rshift,
+    Op.BITAND: operator.and_, Op.BITOR: operator.or_, Op.BITXOR: operator.xor,
+    Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge,
+    Op.EQ: operator.eq, Op.NE: operator.ne, Op.NEG: operator.neg, Op.POS: operator.pos,
+    Op.INVERT: operator.invert,
+}
+
+
+def samples(t: Scalar) -> list:
+    """Sample values of a scalar type, safe for every operator (non-zero, small)."""
+    py = t.py
+    if py is bool or py.__name__ == "bool":
+        return [py(True)]
+    if py is type(None):
+        return [None]
+    if py is int:
+        return [3, 2]
+    if py is float:
+        return [1.5, 0.5]
+    if py is complex:
+        return [1.5 + 0.5j]
+    kind = py().dtype.kind if py.__module__ == "numpy" else ""
+    if kind in "iu":
+        return [py(3), py(2)]
+    if kind == "c":
+        return [py(1.5 + 0.5j)]
+    return [py(1.5), py(0.5)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _trial(fn, arg_types: tuple[Scalar, ...]) -> Type:
+    """Type of fn(*samples); raises Unsupported when Python itself raises for every sample."""
+    import itertools
+    err = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        combos = itertools.product(*(samples(t) for t in arg_types))
+        for args in itertools.islice(combos, 8):
+            try:
+                r = fn(*args)
+            except Exception as e:            # noqa: BLE001 - CPython's answer, recorded
+                err = e
+                continue
+            t = type_of_value(r)
+            if t is None:
+                raise Unsupported(f"result of type {type(r).__name__}")
+            return t
+    raise Unsupported(f"{getattr(fn, '__name__', fn)} on "
+                      f"{', '.join(map(str, arg_types))}", 0, f"{type(err).__name__}: {err}")
+
+
+def _over_members(fn, arg_types: list[Type]) -> Type:
+    """Apply a scalar rule to every combination of union members and join the results."""
+    import itertools
+    result = None
+    for combo in itertools.product(*(sorted(members(t), key=str) for t in arg_types)):
+        if not all(isinstance(c, Scalar) for c in combo):
+            raise Unsupported(f"{getattr(fn, '__name__', fn)} on "
+                              f"{', '.join(map(str, combo))}")
+        result = join(result, _trial(fn, tuple(combo)))
+    return result
+
+
+def _index_type_ok(t: Type) -> bool:
+    return all(isinstance(m, Scalar) and m.py is not bool and
+               (m.py is int or (m.is_numpy and m.py().dtype.kind in "iu"))
+               for m in members(t))
+
+
+def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | None:
+    """The type of `op(args)`; None when the op has no result. Raises Unsupported."""
+    if op in _PY_OPS:
+        return _over_members(_PY_OPS[op], args)
+    if op in (Op.IS, Op.IS_NOT, Op.NOT, Op.TRUTH):
+        return BOOL
+    if op is Op.CONST:
+        return type_of_value(attr)
+    if op is Op.MAKE_TUPLE:
+        return TupleT(tuple(args))
+    if op is Op.TUPLE_GET:
+        t = args[0]
+        if not isinstance(t, TupleT) or attr >= len(t.items):
+            raise Unsupported(f"unpacking of {t}")
+        return t.items[attr]
+    if op in (Op.RANGE_LEN, Op.RANGE_ITEM):
+        for t in args:
+            if not all(isinstance(m, Scalar) and (m.py in (int, bool)) for m in members(t)):
+                raise Unsupported(f"range() of {t}")
+        return INT
+    if op is Op.LEN:
+        if isinstance(args[0], (ArrayT, TupleT)):
+            return INT
+        raise Unsupported(f"len() or iteration of {args[0]}")
+    if op is Op.GETATTR:
+        return _getattr_type(args[0], attr)
+    if op is Op.GETITEM:
+        return _getitem_type(args[0], args[1:], attr)
+    if op is Op.SETITEM:
+        a = args[0]
+        if not isinstance(a, ArrayT) or len(args) - 2 != a.ndim:
+            raise Unsupported(f"item assignment to {a}" if not isinstance(a, ArrayT)
+                              else f"assignment to a partial index of a {a.ndim}-d array")
+        if not all(_index_type_ok(i) for i in args[1:-1]):
+            raise Unsupported("array index that is not an int")
+        if not all(isinstance(m, Scalar) for m in members(args[-1])):
+            raise Unsupported(f"storing {args[-1]} into an array")
+        return None
+    if op is Op.CALL_BUILTIN:
+        return _builtin_type(attr, args)
+    if op is Op.CALL_MATH:
+        return _over_members(getattr(math, attr), args)
+    if op is Op.CALL_NUMPY:
+        return _numpy_type(attr, args)
+    if op is Op.CALL_JIT:
+        return callee_types(attr, tuple(args))
+    raise Unsupported(f"operation {op.value}")
+
+
+def _getattr_type(t: Type, name: str) -> Type:
+    if isinstance(t, ArrayT):
+        if name == "shape":
+            return TupleT((INT,) * t.ndim)
+        if name in ("size", "ndim"):
+            return INT
+    if isinstance(t, Scalar) and name in ("real", "imag"):
+        return _trial(operator.attrgetter(name), (t,))
+    raise Unsupported(f"attribute .{name} of {t}")
+
+
+def _getitem_type(t: Type, idx: list[Type], attr) -> Type:
+    if isinstance(t, ArrayT):
+        if not all(_index_type_ok(i) for i in idx):
+            raise Unsupported("array index that is not an int")
+        if len(idx) != t.ndim:
+            raise Unsupported(f"partial indexing of a {t.ndim}-d array (a view)")
+        return t.scalar
+    if isinstance(t, TupleT) and len(idx) == 1:
+        if attr is not None:
+            if not -len(t.items) <= attr < len(t.items):
+                raise Unsupported("tuple index out of range")
+            return t.items[attr]
+        if not _index_type_ok(idx[0]) or not t.items:
+            raise Unsupported(f"indexing {t} with {idx[0]}")
+        out = None
+        for x in t.items:
+            out = join(out, x)
+        return out
+    raise Unsupported(f"indexing of {t}")
+
+
+_BUILTINS = {"abs": abs, "int": int, "float": float, "bool": bool, "complex": complex,
+             "round": round, "divmod": divmod, "pow": pow, "len": len}
+
+
+def _builtin_type(name: str, args: list[Type]) -> Type:
+    if name in ("min", "max"):
+        if len(args) < 2:
+            raise Unsupported(f"{name}() of a single iterable")
+        out = None
+        for a in args:
+            out = join(out, a)
+        return out
+    if name == "len":
+        return result_type(Op.LEN, args, None)
+    if name in ("int", "float", "bool", "complex") and not args:
+        return Scalar(_BUILTINS[name])
+    if name == "abs" and len(args) == 1 and isinstance(args[0], Scalar) and args[0].py is bool:
+        return INT
+    return _over_members(_BUILTINS[name], args)
+
+
+def _numpy_type(attr, args: list[Type]) -> Type:
+    import numpy as np
+    name, dtype = attr
+    if name == "arange":
+        if not 1 <= len(args) <= 3:
+            raise Unsupported("np.arange() with this many arguments")
+        if dtype is None:
+            floaty = any(FLOAT in members(a) or not all(
+                m in (INT, BOOL) for m in members(a)) for a in args)
+            dtype = np.dtype(np.float64 if floaty else np.int64)
+        return ArrayT(np.dtype(dtype).name, 1, "C")
+    if len(args) != 1:
+        raise Unsupported(f"np.{name}() with {len(args)} positional arguments")
+    shape = args[0]
+    if isinstance(shape, TupleT):
+        if not 1 <= len(shape.items) <= 3 or not all(_index_type_ok(i) for i in shape.items):
+            raise Unsupported(f"np.{name}() with shape {shape}")
+        ndim = len(shape.items)
+    elif _index_type_ok(shape):
+        ndim = 1
+    else:
+        raise Unsupported(f"np.{name}() with shape {shape}")
+    dt = np.dtype(np.float64 if dtype is None else dtype)
+    if dt.kind not in "biufc":
+        raise Unsupported(f"np.{name}() with dtype {dt}")
+    return ArrayT(dt.name, ndim, "C")
+
+
+__all__ = ["result_type", "samples", "UnionT"]
