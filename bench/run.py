@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import signal
 import subprocess
@@ -45,8 +46,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="skip the fresh-process first-call measurements")
     parser.add_argument("--repeat", type=int, default=5,
                         help="timed calls per JIT and C cell, best taken (default 5)")
-    parser.add_argument("--timeout", type=float, default=180.0,
-                        help="seconds before one cell's worker is killed (default 180)")
+    parser.add_argument("--timeout", type=float, default=120.0,
+                        help="seconds before one cell's worker is killed (default 120)")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/")
     docs = parser.add_mutually_exclusive_group()
     docs.add_argument("--docs", action="store_true", default=None,
@@ -119,23 +120,13 @@ def progress(text: str, end: str = "") -> None:
     print(text, end=end, flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    opts = parse_args(argv)
-    names = list(KERNELS)
-    if opts.kernels:
-        names = [n.strip() for n in opts.kernels.split(",") if n.strip()]
-        unknown = [n for n in names if n not in KERNELS]
-        if unknown:
-            print(f"unknown kernel(s): {', '.join(unknown)}; known: {', '.join(KERNELS)}")
-            return 2
-    started = datetime.now(UTC)
-    clock = time.perf_counter()
-    info = machine.info()
-    present = available_columns()
-    progress(f"bench: {len(names)} kernels, {'quick' if opts.quick else 'full'} run; "
-             f"columns: {', '.join(c for c in COLUMNS if present[c])}\n")
+Records = dict[str, dict[Column, dict[str, Any] | None]]  # kernel -> column -> worker record
 
-    cells: dict[str, dict[Column, dict[str, Any] | None]] = {}
+
+def measure_steady(names: list[str], present: dict[Column, bool],
+                   opts: argparse.Namespace) -> Records:
+    """One worker per (kernel, column), one at a time, printing each figure as it comes."""
+    cells: Records = {}
     for name in names:
         progress(f"  {name:<14}")
         cells[name] = {}
@@ -153,33 +144,32 @@ def main(argv: list[str] | None = None) -> int:
                 shown += f" at scale {rec['scale']:,}"
             progress(f" {column} {shown};")
         progress("", end="\n")
+    return cells
 
-    firsts: dict[str, dict[Column, dict[str, Any] | None]] = {}
-    if not opts.no_first_call:
-        progress("  first calls:")
-        for name in names:
-            firsts[name] = {}
-            for column in JIT_COLUMNS:
-                if present[column]:
-                    args = ["first", name, column] + (["--quick"] if opts.quick else [])
-                    firsts[name][column] = run_worker(args, opts.timeout)
-            progress(f" {name}")
-        progress("", end="\n")
 
-    overhead = run_call_overhead(opts.quick)
-    info["load_average_end"] = machine.load_average()
-
-    rows = []
-    first_calls: dict[str, dict[Column, summary.FirstCall]] = {}
+def measure_first_calls(names: list[str], present: dict[Column, bool],
+                        opts: argparse.Namespace) -> Records:
+    firsts: Records = {}
+    progress("  first calls:")
     for name in names:
-        kernel = load(name, "_report")
-        row = summary.kernel_row(kernel, cells[name], opts.quick)
-        rows.append(row)
-        if name in firsts:
-            first_calls[name] = {
-                column: summary.first_call(rec, row.cells[column])
-                for column, rec in firsts[name].items()
-            }
+        firsts[name] = {}
+        for column in JIT_COLUMNS:
+            if present[column]:
+                args = ["first", name, column] + (["--quick"] if opts.quick else [])
+                firsts[name][column] = run_worker(args, opts.timeout)
+        progress(f" {name}")
+    progress("", end="\n")
+    return firsts
+
+
+def build_report(names: list[str], cells: Records, firsts: Records,
+                 info: dict[str, Any], overhead: dict[str, Any], quick: bool) -> render.Report:
+    rows = [summary.kernel_row(load(name, "_report"), cells[name], quick) for name in names]
+    first_calls = {
+        row.name: {column: summary.first_call(rec, row.cells[column])
+                   for column, rec in firsts[row.name].items()}
+        for row in rows if row.name in firsts
+    }
     report = render.Report(
         rows=rows,
         geomeans=summary.geomeans(rows),
@@ -188,40 +178,79 @@ def main(argv: list[str] | None = None) -> int:
         call_overhead=overhead.get("lines", [])
         + ([f"(error: {overhead['error']})"] if overhead.get("error") else []),
     )
-    extrapolated = [r.name for r in rows if r.cells["cpython"].extrapolated]
-    if extrapolated:
+    for name in names:
+        explain = (cells[name].get("tierjit") or {}).get("explain")
+        if explain:
+            report.explains[name] = [line[:200] for line in explain.splitlines()[:16]]
+    scaled = [f"{r.name} at {r.cpython_scale:,}" for r in rows if r.cells["cpython"].extrapolated]
+    if scaled:
         report.header.append(
-            "CPython ran at a smaller scale, time scaled by work (*): "
-            + ", ".join(f"{r.name} at {r.cpython_scale:,}" for r in rows
-                        if r.name in extrapolated)
+            "CPython ran at a smaller scale, time scaled by work (*): " + ", ".join(scaled)
         )
+    return report
+
+
+def raw_data(opts: argparse.Namespace, names: list[str], cells: Records, firsts: Records,
+             info: dict[str, Any], overhead: dict[str, Any], report: render.Report,
+             started: datetime, elapsed: float, command: str) -> dict[str, Any]:
+    """Everything measured, for bench/results/<UTC time>.json."""
+    def number(x: float) -> float | None:
+        return None if math.isnan(x) else x
+
+    return {
+        "schema": 1,
+        "started_utc": started.isoformat(timespec="seconds"),
+        "duration_s": round(elapsed, 1),
+        "command": command,
+        "quick": opts.quick,
+        "kernels": names,
+        "machine": info,
+        "scales": {r.name: {"bench": r.bench_scale, "cpython": r.cpython_scale}
+                   for r in report.rows},
+        "cells": [rec for name in names for rec in cells[name].values() if rec is not None],
+        "first_calls": [rec for name in firsts for rec in firsts[name].values() if rec],
+        "mismatches": [m for r in report.rows for m in r.mismatches],
+        "geomeans": {k: {"value": number(v), "kernels": n}
+                     for k, (v, n) in report.geomeans.items()},
+        "call_overhead": overhead,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts = parse_args(argv)
+    names = list(KERNELS)
+    if opts.kernels:
+        names = [n.strip() for n in opts.kernels.split(",") if n.strip()]
+        unknown = [n for n in names if n not in KERNELS]
+        if unknown:
+            print(f"unknown kernel(s): {', '.join(unknown)}; known: {', '.join(KERNELS)}")
+            return 2
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    info = machine.info()
+    present = available_columns()
+    progress(f"bench: {len(names)} kernels, {'quick' if opts.quick else 'full'} run; "
+             f"columns: {', '.join(c for c in COLUMNS if present[c])}\n")
+
+    cells = measure_steady(names, present, opts)
+    firsts = {} if opts.no_first_call else measure_first_calls(names, present, opts)
+    overhead = run_call_overhead(opts.quick)
+    info["load_average_end"] = machine.load_average()
+    report = build_report(names, cells, firsts, info, overhead, opts.quick)
     print()
     print(render.text(report))
 
     elapsed = time.perf_counter() - clock
-    stamp = started.strftime("%Y%m%dT%H%M%SZ")
-    command = "bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    data = {
-        "schema": 1,
-        "started_utc": started.isoformat(timespec="seconds"),
-        "duration_s": round(elapsed, 1),
-        "command": command.strip(),
-        "quick": opts.quick,
-        "kernels": names,
-        "machine": info,
-        "scales": {r.name: {"bench": r.bench_scale, "cpython": r.cpython_scale} for r in rows},
-        "cells": [rec for name in names for rec in cells[name].values() if rec is not None],
-        "first_calls": [rec for name in firsts for rec in firsts[name].values() if rec],
-        "mismatches": [m for r in rows for m in r.mismatches],
-        "geomeans": {k: {"value": v, "kernels": n} for k, (v, n) in report.geomeans.items()},
-        "call_overhead": overhead,
-    }
+    command = " ".join(["bench/run.py", *(sys.argv[1:] if argv is None else argv)])
     if not opts.no_save:
-        print(f"\nraw timings: {store.write_json(data, stamp).relative_to(BENCH.parent)}")
+        data = raw_data(opts, names, cells, firsts, info, overhead, report, started, elapsed,
+                        command)
+        path = store.write_json(data, started.strftime("%Y%m%dT%H%M%SZ"))
+        print(f"\nraw timings: {path.relative_to(BENCH.parent)}")
     full = not opts.quick and names == list(KERNELS)
     if opts.docs or (opts.docs is None and full):
         body = f"Run {started:%Y-%m-%d %H:%M} UTC, {elapsed:.0f} s in all.\n\n"
-        body += render.markdown(report, command.strip())
+        body += render.markdown(report, command)
         print(f"table written to {store.update_docs(body).relative_to(BENCH.parent)}")
     print(f"total {elapsed:.0f} s")
     return 0

@@ -40,6 +40,7 @@ class Report:
     first_calls: dict[str, dict[Column, FirstCall]]
     header: list[str]  # machine and version lines
     call_overhead: list[str] = field(default_factory=list)
+    explains: dict[str, list[str]] = field(default_factory=dict)  # kernel -> tierjit.explain
     footnotes: list[str] = field(default_factory=list)  # filled by `footnote`
 
     def footnote(self, error: str) -> int:
@@ -50,7 +51,7 @@ class Report:
 
 
 def fmt_time(seconds: float | None) -> str:
-    if seconds is None or math.isnan(seconds):
+    if seconds is None or math.isnan(seconds) or seconds < 0:
         return "—"
     if seconds >= 10:
         return f"{seconds:.1f} s"
@@ -175,6 +176,9 @@ def text(report: Report) -> str:
     if report.first_calls:
         out += ["", FIRST_CALL, ""]
         out += _first_call_lines(report, markdown=False)
+    if report.explains:
+        out += ["", "Where tierjit ran each kernel (tierjit.explain of each jitted function):"]
+        out += [f"  {line}" for lines in report.explains.values() for line in lines]
     if report.call_overhead:
         out += ["", "bench/call_overhead.py:", *("  " + line for line in report.call_overhead)]
     if report.footnotes:
@@ -193,6 +197,10 @@ def markdown(report: Report, command: str) -> str:
     if report.first_calls:
         out += ["", FIRST_CALL, ""]
         out += _first_call_lines(report, markdown=True)
+    if report.explains:
+        out += ["", "Where tierjit ran each kernel (`tierjit.explain` of each jitted function):"]
+        out += ["", "```"]
+        out += [line for lines in report.explains.values() for line in lines] + ["```"]
     if report.call_overhead:
         out += ["", "`bench/call_overhead.py`:", "", "```", *report.call_overhead, "```"]
     if report.footnotes:

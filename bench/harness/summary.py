@@ -153,4 +153,6 @@ def first_call(rec: dict[str, Any] | None, steady: Cell) -> FirstCall:
         return FirstCall(error=_error_line(rec))
     seconds = rec["first_call_s"]
     estimate = seconds - steady.seconds if steady.seconds is not None else None
+    if estimate is not None and estimate <= 0:  # noise, or the first call ran as fast as any
+        estimate = None
     return FirstCall(seconds=seconds, compile_estimate=estimate)

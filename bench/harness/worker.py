@@ -60,15 +60,16 @@ def steady(rec: dict[str, Any], opts: argparse.Namespace) -> None:
     if "check" not in rec:
         rec["check"] = {"scale": scale, "seconds": min(times), "result": rec["result"]}
     if opts.column == "tierjit":
-        rec["explain"] = _explain(getattr(kernel.module, kernel.module.ENTRY))
+        module = kernel.module
+        rec["explain"] = "\n".join(_explain(getattr(module, name)) for name in module.JIT)
 
 
 def _explain(fn: Any) -> str:
-    """tierjit's own account of where the entry runs (tier, fallbacks), kept in the JSON."""
+    """tierjit's own account of where a function runs (tier, fallbacks), kept in the JSON."""
     try:
         import tierjit
 
-        return str(tierjit.explain(fn))
+        return str(tierjit.explain(fn)).rstrip()
     except Exception as exc:  # noqa: BLE001 -- a diagnostic must not fail the cell
         return f"explain failed: {type(exc).__name__}: {exc}"
 

@@ -90,6 +90,7 @@ class ProgramWriter:
         self.names = 0
         self.array_kind = INT
         self.seen: dict[str, Var] = {}  # every kind and the largest bound a name ever had
+        self.clamps, self.clamp, self.clamp_bits = True, CLAMP, CLAMP_BITS
 
     # -- drawing helpers ----------------------------------------------------------------------
     def n(self, lo: int, hi: int) -> int:
@@ -104,6 +105,17 @@ class ProgramWriter:
 
     def emit(self, line: str) -> None:
         self.lines.append("    " * self.indent + line)
+
+    # -- hooks the typed writer overrides -----------------------------------------------------
+    def cond(self, depth: int) -> str:
+        """A condition: here any expression (its truth value is what counts)."""
+        return self.expr(depth).text
+
+    def return_value(self) -> str:
+        return self.expr(2).text
+
+    def element_kind(self) -> str:
+        return self.array_kind
 
     # -- expressions --------------------------------------------------------------------------
     def int_literal(self) -> Expr:
@@ -289,12 +301,12 @@ class ProgramWriter:
         elif choice == "multi":
             self.multi_assign()
         elif choice == "return":
-            self.emit(f"if {self.expr(2).text}:")
+            self.emit(f"if {self.cond(2)}:")
             self.indent += 1
-            self.emit(f"return {self.expr(2).text}")
+            self.emit(f"return {self.return_value()}")
             self.indent -= 1
         elif choice == "assert" and self.n(0, 2) == 0:
-            self.emit(f"assert {self.expr(2).text}, \"assertion {self.names}\"")
+            self.emit(f"assert {self.cond(2)}, \"assertion {self.names}\"")
         elif choice == "if":
             self.if_stmt()
         elif choice == "loop":
@@ -302,7 +314,7 @@ class ProgramWriter:
         elif choice == "array":
             self.array_write()
         elif choice == "break":
-            self.emit(f"if {self.expr(2).text}:")
+            self.emit(f"if {self.cond(2)}:")
             self.indent += 1
             self.emit(self.pick(("break", "continue")))
             self.indent -= 1
@@ -366,12 +378,12 @@ class ProgramWriter:
 
     def if_stmt(self) -> None:
         before = dict(self.env)
-        self.emit(f"if {self.expr(2).text}:")
+        self.emit(f"if {self.cond(2)}:")
         self.block()
         branches = [self.env]
         while self.n(0, 3) == 0:
             self.env = dict(before)
-            self.emit(f"elif {self.expr(2).text}:")
+            self.emit(f"elif {self.cond(2)}:")
             self.block()
             branches.append(self.env)
         self.env = dict(before)
@@ -383,13 +395,13 @@ class ProgramWriter:
 
     def loop(self) -> None:
         before = dict(self.env)
-        header_env = {k: Var(v.kind, max(v.bits, CLAMP_BITS), v.readonly)
+        header_env = {k: Var(v.kind, max(v.bits, self.clamp_bits), v.readonly)
                       for k, v in before.items()}
         c = self.n(0, 3)
         if c == 0:
             counter = self.fresh("k")
             limit = self.n(0, 7)
-            cond = f" and {self.expr(1).text}" if self.n(0, 2) == 0 else ""
+            cond = f" and {self.cond(1)}" if self.n(0, 2) == 0 else ""
             self.emit(f"{counter} = 0")
             self.emit(f"while {counter} < {limit}{cond}:")
             self.indent += 1
@@ -399,7 +411,7 @@ class ProgramWriter:
         elif c == 1 and self.arrays:
             counter = self.fresh("x")
             self.emit(f"for {counter} in a:")
-            header_env[counter] = Var(self.array_kind, 65, readonly=True)
+            header_env[counter] = Var(self.element_kind(), 65, readonly=True)
         elif c == 2:
             counter = self.fresh("t")
             items = [self.expr(1) for _ in range(self.n(1, 3))]
@@ -420,10 +432,10 @@ class ProgramWriter:
         # Clamp, at the top of the body, every variable the body assigns. (Float-like ones too:
         # a parameter used as a float may be passed an int.)
         grown = [k for k, v in sorted(before.items())
-                 if not v.readonly and self.assigned_in(k, clamp_at)]
+                 if self.clamps and not v.readonly and self.assigned_in(k, clamp_at)]
         pad = "    " * (self.indent + 1)
         self.lines[clamp_at:clamp_at] = [line for k in grown for line in (
-            f"{pad}if {k} > {CLAMP} or {k} < -{CLAMP}:", f"{pad}    {k} = {k} % 1000003")]
+            f"{pad}if {k} > {self.clamp} or {k} < -{self.clamp}:", f"{pad}    {k} = {k} % 1000003")]
         post = self.after_loop(before, clamp_at)
         if self.n(0, 4) == 0:
             self.env = dict(post)
@@ -445,7 +457,7 @@ class ProgramWriter:
         for k, v in before.items():
             if not v.readonly and self.assigned_in(k, body_start):
                 s = self.seen[k]
-                v = Var(union_kind(v.kind, s.kind), max(v.bits, s.bits, CLAMP_BITS))
+                v = Var(union_kind(v.kind, s.kind), max(v.bits, s.bits, self.clamp_bits))
             out[k] = v
         return out
 
@@ -461,6 +473,125 @@ class ProgramWriter:
         if c == 3 and self.arrays:
             return "range(len(a))"
         return f"range({self.int_expr(1).text} % 7)"
+
+
+class TypedWriter(ProgramWriter):
+    """Monomorphic programs: every value a Python int, or every value a float.
+
+    These are the programs native tiers compile rather than leave to tier 0 (which is where
+    union types go): comparisons appear only as conditions, array elements and foreign loop
+    variables only through ``int()``/``float()``, constants stay within 64 bits, and every
+    return is a tuple of the same length. Ints still leave 64 bits, through arithmetic and
+    through arguments, so overflow guards and deoptimisation get exercised.
+    """
+
+    INT_LITERALS = (0, 1, 2, 3, -1, -2, 5, 7, 10, 100, 255, -128, 2**31 - 1, 2**32, 2**62,
+                    2**63 - 1, -(2**63), 3037000500)
+    FLOAT_LITERALS = ("0.0", "-0.0", "0.5", "1.5", "-2.25", "3.0", "1e-10", "1e308", "-1e308",
+                      "5e-324", "2.5e15", "math.inf", "math.nan", "0.1")
+
+    def __init__(self, draw, *, typed: str, **kwargs) -> None:
+        super().__init__(draw, **kwargs)
+        self.typed = typed
+        self.arity = self.n(1, 3)
+        # 2**62 keeps the clamp's constant inside 64 bits; floats never need clamping.
+        self.clamps, self.clamp, self.clamp_bits = typed == INT, 2**62, 63
+        self.array_kind = typed
+
+    def int_literal(self) -> Expr:
+        v = self.pick(self.INT_LITERALS)
+        return Expr(f"({v})" if v < 0 else str(v), INT, v.bit_length() + 1)
+
+    def convert(self, text: str) -> str:
+        return f"{'int' if self.typed == INT else 'float'}({text})"
+
+    def literal(self) -> Expr:
+        if self.typed == INT:
+            return self.int_literal()
+        text = self.pick(self.FLOAT_LITERALS)
+        return Expr(f"({text})" if text.startswith("-") else text, FLOAT, 0)
+
+    def leaf(self) -> Expr:
+        c = self.n(0, 9)
+        if c <= 5 and self.env:
+            name = self.pick(sorted(self.env))
+            var = self.env[name]
+            text = name if var.kind == self.typed else self.convert(name)
+            return Expr(text, self.typed, var.bits)
+        if self.arrays and c >= 8:
+            return Expr(self.convert(f"a[{self.index()}]"), self.typed, 65)
+        return self.literal()
+
+    def int_leaf(self) -> Expr:
+        return self.leaf() if self.typed == INT else super().int_leaf()
+
+    def int_expr(self, depth: int) -> Expr:
+        return self.expr(depth) if self.typed == INT else super().int_leaf()
+
+    def element_kind(self) -> str:
+        return "numpy scalar"  # never the typed kind: read through int()/float()
+
+    def cond(self, depth: int) -> str:
+        a, b = self.expr(depth - 1), self.expr(depth - 1)
+        text = f"{a.text} {self.pick(('<', '<=', '==', '!=', '>', '>='))} {b.text}"
+        c = self.n(0, 5)
+        if c == 0:
+            return f"not ({text})"
+        if c == 1:
+            return f"({text}) {self.pick(('and', 'or'))} ({self.cond(depth - 1)})"
+        return text
+
+    def return_value(self) -> str:
+        return f"({', '.join(self.expr(2).text for _ in range(self.arity))},)"
+
+    def final_return(self) -> str:
+        names = sorted(k for k, v in self.env.items() if v.kind == self.typed)
+        return f"({', '.join(self.pick(names) for _ in range(self.arity))},)"
+
+    def expr(self, depth: int) -> Expr:
+        if depth <= 0 or self.n(0, 3) == 0:
+            return self.leaf()
+        c = self.n(0, 6)
+        t = self.typed
+        if c <= 2:
+            a, b = self.expr(depth - 1), self.expr(depth - 1)
+            op = self.pick(("+", "-", "*", "//", "%") + (("/",) if t == FLOAT else ()))
+            if op in ("//", "%", "/") and self.n(0, 2):
+                b = Expr(f"({b.text} or {self.literal().text})", t, max(b.bits, 65))
+            bits = {"+": max(a.bits, b.bits) + 1, "-": max(a.bits, b.bits) + 1,
+                    "*": a.bits + b.bits, "//": a.bits + 1, "%": b.bits, "/": 0}[op]
+            return self.bounded(Expr(f"({a.text} {op} {b.text})", t, bits), a)
+        if c == 3:
+            a = self.expr(depth - 1)
+            k = self.pick((0, 1, 2, 3) + ((-1, -2) if t == FLOAT else ()))
+            return self.bounded(Expr(f"({a.text} ** {k})" if k >= 0 else f"({a.text} ** ({k}))",
+                                     t, max(1, a.bits * k)), a)
+        if c == 4 and t == INT:
+            a, b = self.expr(depth - 1), self.expr(depth - 1)
+            op = self.pick(("&", "|", "^", "<<", ">>"))
+            if op == "<<":
+                shift = str(self.n(0, 66)) if self.n(0, 1) else f"({b.text} % 66)"
+                return self.bounded(Expr(f"({a.text} << {shift})", INT, a.bits + 66), a)
+            bits = a.bits if op == ">>" else max(a.bits, b.bits) + 1
+            return Expr(f"({a.text} {op} {b.text})", INT, bits)
+        if c == 4:
+            a = self.expr(depth - 1)
+            fn = self.pick(("sqrt", "exp", "log", "sin", "fabs", "atan2", "floor"))
+            if fn == "atan2":
+                return Expr(f"math.atan2({a.text}, {self.leaf().text})", FLOAT, 0)
+            if fn == "floor":
+                return Expr(f"float(math.floor({a.text}))", FLOAT, 0)
+            return Expr(f"math.{fn}({a.text})", FLOAT, 0)
+        if c == 5:
+            a = self.expr(depth - 1)
+            op = self.pick(("-", "abs") + (("~",) if t == INT else ()))
+            return Expr(f"abs({a.text})" if op == "abs" else f"({op}{a.text})", t, a.bits + 1)
+        a, b = self.expr(depth - 1), self.expr(depth - 1)
+        if self.n(0, 1):
+            return Expr(f"{self.pick(('min', 'max'))}({a.text}, {b.text})", t,
+                        max(a.bits, b.bits))
+        return Expr(f"({a.text} if {self.cond(depth - 1)} else {b.text})", t,
+                    max(a.bits, b.bits))
 
 
 def merge(branches: list[dict[str, Var]]) -> dict[str, Var]:
@@ -506,6 +637,11 @@ def param_value(kind: str):
                      float_values().map(np.float64), st.floats(width=32).map(np.float32))
 
 
+def typed_value(kind: str):
+    """A Python int (some past 64 bits) or a Python float, nothing else."""
+    return int_values() if kind == INT else float_values()
+
+
 def array_values(dtype):
     """A 1-D array of this dtype: contiguous, every other element, or reversed."""
     if np.dtype(dtype).kind == "f":
@@ -530,28 +666,39 @@ def _layout(a: np.ndarray, layout: str) -> np.ndarray:
 
 
 @st.composite
-def programs(draw, *, arrays: bool = False, loops: bool = True, budget: int = 10):
-    """A GenProgram: source text of ``@jit def f(...)`` and three argument cases."""
-    w = ProgramWriter(draw, arrays=arrays, loops=loops, budget=budget)
-    kinds = [draw(st.sampled_from((INT, INT, FLOAT, "bool"))) for _ in range(draw(
-        st.integers(1, 4)))]
+def programs(draw, *, arrays: bool = False, loops: bool = True, budget: int = 10,
+             typed: str | None = None):
+    """A GenProgram: source text of ``@jit def f(...)`` and three argument cases.
+
+    ``typed`` (INT or FLOAT) writes monomorphic programs with a TypedWriter instead."""
+    if typed:
+        w = TypedWriter(draw, typed=typed, arrays=arrays, loops=loops, budget=budget)
+        kinds = [typed] * draw(st.integers(1, 4))
+    else:
+        w = ProgramWriter(draw, arrays=arrays, loops=loops, budget=budget)
+        kinds = [draw(st.sampled_from((INT, INT, FLOAT, "bool"))) for _ in range(draw(
+            st.integers(1, 4)))]
     params = [f"p{i}" for i in range(len(kinds))]
     for name, kind in zip(params, kinds):
         w.set(name, Var(FLOAT if kind == FLOAT else INT, 1 if kind == "bool" else PARAM_BITS))
     dtype = None
     if arrays:
-        dtype = draw(st.sampled_from(ARRAY_DTYPES))
+        dtype = draw(st.sampled_from(ARRAY_DTYPES)) if not typed else (
+            np.int64 if typed == INT else np.float64)
         w.array_kind = FLOAT if np.dtype(dtype).kind == "f" else INT
     for _ in range(draw(st.integers(2, 8))):
         w.statement()
-    results = draw(st.lists(st.sampled_from(sorted(w.env)), min_size=1, max_size=4))
-    w.emit(f"return ({', '.join(results)},)")
+    if typed:
+        w.emit(f"return {w.final_return()}")
+    else:
+        results = draw(st.lists(st.sampled_from(sorted(w.env)), min_size=1, max_size=4))
+        w.emit(f"return ({', '.join(results)},)")
     signature = ", ".join((["a"] if arrays else []) + params)
     source = "\n".join(["import math", "", "", "@jit", f"def f({signature}):", *w.lines, ""])
     compile(source, "<generated>", "exec")  # a generator bug should fail loudly, here
     cases = []
     for _ in range(3):
-        args = [draw(param_value(k)) for k in kinds]
+        args = [draw(typed_value(k) if typed else param_value(k)) for k in kinds]
         if arrays:
             args.insert(0, draw(array_values(dtype)))
         cases.append(tuple(args))

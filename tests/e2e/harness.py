@@ -1,4 +1,4 @@
-"""Differential harness: run one program under CPython and under every tierjit tier, compare exactly.
+"""Differential harness: run a program under CPython and under every tier, compare exactly.
 
 A *program* is the source text of a small Python module that uses the free name ``jit`` as its
 decorator. The harness executes that source once per tier into a fresh namespace in which ``jit``
@@ -31,8 +31,19 @@ import numpy as np
 TIERS: tuple[str, ...] = ("interp", "opt")
 
 CPYTHON = "cpython"  # the reference "tier": the identity decorator
+DEFAULT = "default"  # plain ``@tierjit.jit``: tier "auto", moving up as the program gets hot
 
-ArgCase = tuple | Callable[[], tuple]  # an argument tuple, or a factory of fresh ones
+
+
+@dataclass(frozen=True)
+class Call:
+    """An argument case with keyword arguments: the call ``f(*args, **kwargs)``."""
+
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+
+ArgCase = tuple | Call | Callable[[], tuple | Call]  # arguments, or a factory of fresh ones
 
 
 @dataclass(frozen=True)
@@ -49,7 +60,7 @@ def program(name: str, source: str, cases: Iterable[ArgCase], entry: str = "f") 
     """Build a Program, dedenting the source and checking every case is a tuple or a factory."""
     cases = tuple(cases)
     for case in cases:
-        assert isinstance(case, tuple) or callable(case), f"{name}: bad case {case!r}"
+        assert isinstance(case, tuple | Call) or callable(case), f"{name}: bad case {case!r}"
     assert cases, f"{name}: no cases"
     return Program(name, textwrap.dedent(source).strip() + "\n", cases, entry)
 
@@ -63,6 +74,8 @@ def _decorator(tier: str) -> Callable[[Callable], Callable]:
         return lambda fn: fn
     import tierjit  # imported lazily: a broken compiler fails tests, not collection
 
+    if tier == DEFAULT:
+        return lambda fn: tierjit.jit(fn)
     return lambda fn: tierjit.jit(tier=tier)(fn)
 
 
@@ -75,11 +88,14 @@ def _register_source(name: str, source: str) -> str:
     return filename
 
 
-def build(source: str, tier: str, name: str = "program") -> dict[str, Any]:
-    """Execute the program's source into a fresh namespace with ``jit`` bound for ``tier``."""
+def build(source: str, tier: str, name: str = "program",
+          base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Execute the program's source into a fresh namespace with ``jit`` bound for ``tier``
+    (a copy of ``base`` if given, e.g. the globals of the module a function came from)."""
     filename = _register_source(name, source)
-    namespace: dict[str, Any] = {"__name__": f"e2e_{tier}", "jit": _decorator(tier)}
-    exec(compile(source, filename, "exec"), namespace)
+    namespace: dict[str, Any] = dict(base or {})
+    namespace.update(__name__=f"e2e_{tier}", jit=_decorator(tier))
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - running programs is the point
     return namespace
 
 
@@ -123,6 +139,8 @@ class _Cloner:
             return tuple(self.clone(x) for x in obj)
         if isinstance(obj, list):
             return [self.clone(x) for x in obj]
+        if isinstance(obj, dict):
+            return {k: self.clone(v) for k, v in obj.items()}
         return obj  # numbers, numpy scalars, None: immutable
 
     def _array(self, a: np.ndarray) -> np.ndarray:
@@ -146,11 +164,13 @@ class _Cloner:
         return copy
 
 
-def clone_args(case: ArgCase) -> tuple[tuple, list[np.ndarray]]:
-    """Fresh arguments for one call, and the root arrays behind them (to compare afterwards)."""
-    args = case() if callable(case) else case
+def clone_args(case: ArgCase) -> tuple[tuple, dict, list[np.ndarray]]:
+    """Fresh positional and keyword arguments for one call, and the root arrays behind them
+    (to compare afterwards)."""
+    case = case() if callable(case) else case
+    args, kwargs = (case.args, case.kwargs) if isinstance(case, Call) else (case, {})
     cloner = _Cloner()
-    return cloner.clone(args), cloner.roots
+    return cloner.clone(args), cloner.clone(kwargs), cloner.roots
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,6 +186,7 @@ class Outcome:
     exc: BaseException | None = None
     tb: str = ""
     args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
     roots: list[np.ndarray] = field(default_factory=list)
     result_is_arg: int | None = None  # index of the argument the result *is*, if any
 
@@ -177,14 +198,14 @@ class Outcome:
 
 def call(fn: Callable, case: ArgCase, tier: str) -> Outcome:
     """Call ``fn`` on a fresh copy of the case's arguments and record the outcome."""
-    args, roots = clone_args(case)
-    out = Outcome(tier, args=args, roots=roots)
+    args, kwargs, roots = clone_args(case)
+    out = Outcome(tier, args=args, kwargs=kwargs, roots=roots)
     with warnings.catch_warnings():
         # NumPy scalar arithmetic warns (overflow, divide by zero); warnings are not part of the
         # contract, and a filter turning them into errors would change the outcome.
         warnings.simplefilter("ignore")
         try:
-            out.value = fn(*args)
+            out.value = fn(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - every exception is part of the outcome
             out.exc = exc
             out.tb = traceback.format_exc()
@@ -196,6 +217,7 @@ def call(fn: Callable, case: ArgCase, tier: str) -> Outcome:
 
 def compare_outcomes(expected: Outcome, got: Outcome, context: str = "") -> None:
     """Assert that ``got`` (a tier) did exactly what ``expected`` (CPython) did."""
+    __tracebackhide__ = True
     head = f"{context}\n[{got.tier}] differs from CPython:\n  CPython {expected.describe()}\n" \
            f"  {got.tier} {got.describe()}\n"
     if expected.exc is not None or got.exc is not None:
@@ -208,17 +230,21 @@ def compare_outcomes(expected: Outcome, got: Outcome, context: str = "") -> None
     else:
         try:
             assert_same(expected.value, got.value, "result")
-            if expected.result_is_arg is not None:
-                assert got.result_is_arg == expected.result_is_arg, (
-                    f"result: CPython returned argument {expected.result_is_arg} itself, "
-                    f"{got.tier} returned {'a new object' if got.result_is_arg is None else 'argument %d' % got.result_is_arg}")
+            if got.result_is_arg != expected.result_is_arg:
+                raise AssertionError(f"result: CPython returned {_which(expected.result_is_arg)},"
+                                     f" {got.tier} returned {_which(got.result_is_arg)}")
         except AssertionError as err:
             raise AssertionError(head + str(err)) from None
     try:
         assert_same(expected.args, got.args, "arguments after the call")
+        assert_same(expected.kwargs, got.kwargs, "keyword arguments after the call")
         assert_same(expected.roots, got.roots, "memory behind the array arguments")
     except AssertionError as err:
         raise AssertionError(head + str(err) + "\n" + _tb(got)) from None
+
+
+def _which(index: int | None) -> str:
+    return "a new object" if index is None else f"argument {index} itself"
 
 
 def _tb(out: Outcome) -> str:
@@ -226,16 +252,18 @@ def _tb(out: Outcome) -> str:
 
 
 def run_sequence(source: str, cases: Sequence[ArgCase], tiers: Iterable[str] = TIERS,
-                 entry: str = "f", name: str = "program", repeat: int = 1) -> None:
+                 entry: str = "f", name: str = "program", repeat: int = 1,
+                 base: dict[str, Any] | None = None) -> None:
     """Build the program once per tier and call it on every case in order (``repeat`` times).
 
     Later calls see whatever the earlier ones left behind -- profiles, speculation, deopt
     counts -- which is how guards get exercised with argument types they were not built for.
     """
-    ref = build(source, CPYTHON, name)[entry]
+    __tracebackhide__ = True
+    ref = build(source, CPYTHON, name, base)[entry]
     expected = [call(ref, case, CPYTHON) for _ in range(repeat) for case in cases]
     for tier in tiers:
-        fn = build(source, tier, name)[entry]
+        fn = build(source, tier, name, base)[entry]
         for i, case in enumerate(c for _ in range(repeat) for c in cases):
             got = call(fn, case, tier)
             compare_outcomes(expected[i], got, _context(name, source, case, i))
@@ -249,6 +277,8 @@ def run_all_tiers(program_or_source: Program | str | Callable, cases: Sequence[A
     with inspect (it must be defined at module level; callees are looked up in a copy of its
     module's globals and are *not* rebuilt per tier).
     """
+    __tracebackhide__ = True
+    base = None
     if isinstance(program_or_source, Program):
         prog = program_or_source
         cases = cases or prog.cases
@@ -257,8 +287,9 @@ def run_all_tiers(program_or_source: Program | str | Callable, cases: Sequence[A
         source, name = textwrap.dedent(program_or_source), "source"
     else:
         source, entry, name = _function_source(program_or_source)
+        base = program_or_source.__globals__
     for case in cases:
-        run_sequence(source, [case], tiers, entry, name)
+        run_sequence(source, [case], tiers, entry, name, base=base)
 
 
 def _function_source(fn: Callable) -> tuple[str, str, str]:
@@ -271,7 +302,7 @@ def _function_source(fn: Callable) -> tuple[str, str, str]:
 
 def _context(name: str, source: str, case: ArgCase, index: int) -> str:
     args = case() if callable(case) else case
-    return f"program {name}, call #{index}, args {_short(args)}\n--- source ---\n{source}"
+    return f"program {name}, call #{index}, arguments {_short(args)}\n--- source ---\n{source}"
 
 
 def _short(x: Any, limit: int = 400) -> str:
@@ -339,6 +370,11 @@ def assert_same(expected: Any, got: Any, path: str = "value") -> None:
             _fail(path, expected, got, f"length {len(expected)} != {len(got)}")
         for i, (e, g) in enumerate(zip(expected, got)):
             assert_same(e, g, f"{path}[{i}]")
+    elif isinstance(expected, dict):
+        if list(expected) != list(got):
+            _fail(path, expected, got, "keys differ")
+        for k in expected:
+            assert_same(expected[k], got[k], f"{path}[{k!r}]")
     elif isinstance(expected, np.ndarray):
         _assert_same_array(expected, got, path)
     elif expected is None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from .harness import TIERS, run_sequence
+from .harness import DEFAULT, TIERS, run_sequence
 from .programs import ALL_PROGRAMS
 
 CASES = [pytest.param(p, i, id=f"{p.name}-{i}") for p in ALL_PROGRAMS for i in range(len(p.cases))]
@@ -21,3 +21,10 @@ def test_sequence(prog, tier):
     """Every case through one build, twice over: later calls meet code specialised (and maybe
     deoptimised) for the argument types and values of earlier ones."""
     run_sequence(prog.source, prog.cases, [tier], prog.entry, prog.name, repeat=2)
+
+
+@pytest.mark.parametrize("prog", ALL_PROGRAMS, ids=[p.name for p in ALL_PROGRAMS])
+def test_default_tier_warming_up(prog):
+    """Plain ``@tierjit.jit``: every case, three times over, so the program gets warm and may
+    change tiers (or compile in the background) between calls -- all of which must be exact."""
+    run_sequence(prog.source, prog.cases, [DEFAULT], prog.entry, prog.name, repeat=3)

@@ -185,10 +185,11 @@ class Lowering:
                 v.name = target.id
             self.write_name(target.id, v)
         elif isinstance(target, ast.Tuple):
+            n = len(target.elts)
             for i, t in enumerate(target.elts):
                 if isinstance(t, ast.Starred):
                     raise Unsupported("starred assignment", target.lineno)
-                self.assign(t, self.b.emit(Op.TUPLE_GET, [v], i), None)
+                self.assign(t, self.b.emit(Op.TUPLE_GET, [v], (i, n)), None)
         elif isinstance(target, ast.Subscript):
             arr, idx = self.expr(target.value), self.indices(target.slice)
             self.b.emit(Op.SETITEM, [arr, *idx, v])

@@ -16,7 +16,7 @@ class Op(enum.Enum):
     # -- values ------------------------------------------------------------------------
     CONST = "const"            # attr: the Python constant (int, float, bool, complex, None)
     MAKE_TUPLE = "tuple"       # (x0, x1, ...)
-    TUPLE_GET = "tuple_get"    # t[attr] with a constant index attr
+    TUPLE_GET = "tuple_get"    # item attr[0] of a tuple unpacked into attr[1] targets
     # -- arithmetic: Python's binary operators ------------------------------------------
     ADD = "add"                # a + b
     SUB = "sub"                # a - b

@@ -104,9 +104,10 @@ def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | Non
         return TupleT(tuple(args))
     if op is Op.TUPLE_GET:
         t = args[0]
-        if not isinstance(t, TupleT) or attr >= len(t.items):
-            raise Unsupported(f"unpacking of {t}")
-        return t.items[attr]
+        index, count = attr
+        if not isinstance(t, TupleT) or len(t.items) != count:
+            raise Unsupported(f"unpacking {t} into {count} names")
+        return t.items[index]
     if op in (Op.RANGE_LEN, Op.RANGE_ITEM):
         for t in args:
             if not all(isinstance(m, Scalar) and (m.py in (int, bool)) for m in members(t)):

@@ -1,10 +1,24 @@
 """The differential corpus: every topic module's PROGRAMS, in one list."""
 
-from . import (arithmetic, arrays, arrays_create, builtins_, calls, compare_bool, control_flow,
-               division, int_overflow, math_funcs, ranges, tuples)
+from . import (
+    arithmetic,
+    arrays,
+    arrays_create,
+    builtins_,
+    calls,
+    compare_bool,
+    control_flow,
+    division,
+    fallback,
+    hot_loops,
+    int_overflow,
+    math_funcs,
+    ranges,
+    tuples,
+)
 
 TOPICS = (arithmetic, int_overflow, division, compare_bool, control_flow, ranges, tuples, calls,
-          math_funcs, builtins_, arrays, arrays_create)
+          math_funcs, builtins_, arrays, arrays_create, hot_loops, fallback)
 
 ALL_PROGRAMS = [p for topic in TOPICS for p in topic.PROGRAMS]
 

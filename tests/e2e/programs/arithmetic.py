@@ -90,6 +90,18 @@ PROGRAMS = [
             return z + w, z - w, z * w, z / w, -z, abs(z), z == w, z != w, z ** 2
         """, [(1 + 2j, 3 - 4j), (1j, 1j), (complex(INF, 0), 2j), (complex(NAN, 1), 1),
               (-0.0j, 1.0), (2.0, 1 + 0j), (complex(1e308, 1e308), 0.5j), (0j, 1e-320j)]),
+    program("arith_complex_pow", """
+        @jit
+        def f(z, e):
+            return z ** e
+        """, [(1 + 2j, 3), (1 + 2j, 100), (1 + 2j, -2), (1 + 2j, 0.5), (1e200j, 2), (0j, 0j),
+              (0j, -1), (-1, 0.5), (2j, 1j), (complex(INF, 1), 2), (-0.0j, 2)]),
+    program("arith_pow_float_specials", """
+        @jit
+        def f(x, y):
+            return x ** y
+        """, [(x, y) for x in (0.0, -0.0, INF, NINF, -4.0, 4.0, -1.0, NAN)
+              for y in (0.5, -0.5, NINF, INF, 2, -3)]),
     program("arith_complex_zero_div", """
         @jit
         def f(z, w):

@@ -7,7 +7,7 @@ harness copies them without losing their strides, and also compares the memory a
 import numpy as np
 
 from ..harness import program
-from .values import I64_MAX, I64_MIN, INF, NAN, NINF, each
+from .values import I64_MAX, I64_MIN, INF, NAN, NINF
 
 SAMPLES = {
     np.int8: [100, 100, -128, 27],
@@ -50,6 +50,15 @@ def grid(dtype, *shape):
 M23 = grid(np.float64, 2, 3)
 M45 = grid(np.int32, 4, 5) - 7
 T234 = grid(np.int16, 2, 3, 4)
+
+
+def unaligned(values, dtype=np.float64):
+    """An array of this dtype starting one byte into its buffer."""
+    itemsize = np.dtype(dtype).itemsize
+    buf = np.zeros(len(values) * itemsize + 1, np.uint8)
+    a = buf[1:].view(dtype)
+    a[:] = values
+    return a
 
 
 def aliased():
@@ -272,6 +281,52 @@ PROGRAMS = [
         """, [(np.array([3, -1, 7]),), (np.array([2.0, NAN, -1.0]),),
               (np.array([NAN, 2.0, -1.0]),), (np.array([-0.0, 0.0]),),
               (np.array([5, 250, 3], np.uint8),), (np.array([NINF, INF], np.float32),)]),
+    program("arr_float32_accumulate", """
+        @jit
+        def f(a):
+            s = 0.0
+            t = 0
+            for i in range(len(a)):
+                s += a[i]
+                t = t + a[i] * 3
+            return s, t, s * 1.0000001
+        """, [(np.full(1000, 0.1, np.float32),), (np.full(300, 0.1, np.float16),),
+              (np.full(1000, 0.1),), (np.array([16777216, 1, 1, 1], np.float32),),
+              (np.array([2048, 1, 1], np.float16),)]),
+    program("arr_unusual_layouts", """
+        @jit
+        def f(a):
+            s = 0
+            for i in range(len(a)):
+                s += a[i] * (i + 1)
+            return s, a[0], a[-1]
+        """, [(np.arange(5, dtype=">i4"),), (np.array([1.5, -0.0, 2.5], ">f8"),),
+              (np.arange(4, dtype=">u2")[::-1],), (np.array([1 + 2j, 3j], ">c16"),),
+              (unaligned([1.5, -2.5, 1e300]),), (unaligned([7, -8, 2**40], np.int64),),
+              (np.broadcast_to(np.arange(1.0, 2.0), (5,)),),
+              (np.broadcast_to(np.array([2**62]), (3,)),)]),
+    program("arr_unusual_layouts_write", """
+        @jit
+        def f(a, b):
+            for i in range(len(a)):
+                a[i] = a[i] * 2 + b[i % len(b)]
+            return a
+        """, [(np.arange(5, dtype=">i4"), np.broadcast_to(np.array([100]), (4,))),
+              (np.array([1.5, -0.0, 2.5], ">f4"), np.array([0.25])),
+              (unaligned([1.5, -2.5, 1e300]), unaligned([1.0, 2.0])),
+              (unaligned([1, 2, 2**62], np.int64), np.arange(1)),
+              (np.broadcast_to(np.arange(3.0), (2, 3))[0], np.arange(1.0))]),
+    program("arr_2d_broadcast_read", """
+        @jit
+        def f(a):
+            s = 0.0
+            for i in range(a.shape[0]):
+                for j in range(a.shape[1]):
+                    s = s * 0.5 + a[i, j]
+            return s, a.shape, a.size
+        """, [(np.broadcast_to(np.arange(3.0), (4, 3)),),
+              (np.broadcast_to(np.arange(4.0)[:, None], (4, 5)),),
+              (np.arange(12.0).reshape(3, 4)[::-1, ::-2],)]),
     program("arr_returns_argument", """
         @jit
         def f(a, b, pick):

@@ -100,7 +100,8 @@ PROGRAMS = [
                     b[i] = a[i]
                 return b
             return a
-        """, [(np.arange(3.0), True), (np.arange(3.0), False), (np.arange(4, dtype=np.int8)[::2], True)]),
+        """, [(np.arange(3.0), True), (np.arange(3.0), False),
+              (np.arange(4, dtype=np.int8)[::2], True)]),
     program("create_array_passed_to_callee", """
         import numpy as np
 

@@ -1,8 +1,8 @@
-"""Calls between jitted functions: helpers, recursion, mutual recursion, exceptions through calls."""
+"""Calls between jitted functions: helpers, recursion, mutual recursion, exceptions."""
 
 import numpy as np
 
-from ..harness import program
+from ..harness import Call, program
 from .values import I64_MAX, NAN, each
 
 PROGRAMS = [
@@ -133,4 +133,17 @@ PROGRAMS = [
             fill(a, v)
             return a[0] + a[-1]
         """, [(np.zeros(4), 1.5), (np.zeros(3, np.int32), 7), (np.zeros(2, np.int8), 126)]),
+    program("call_signature_forms", """
+        @jit
+        def scale(x, k=3):
+            return x * k
+
+        @jit
+        def f(a, b=2.5, c=None):
+            if c is None:
+                c = -1
+            return scale(a) + scale(b, 2) + c
+        """, [(1,), (1, 2), (1, 2, 3), Call((1,), {"c": 10}), Call((), {"a": 2.5, "b": 1}),
+              Call((1,), {"b": 1, "c": 0.5}), Call((1,), {"d": 1}), (), (1, 2, 3, 4),
+              Call((1,), {"a": 2})]),
 ]

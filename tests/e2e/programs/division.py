@@ -1,7 +1,7 @@
 """Floor division, modulo and divmod: signs, zeros, infinities, and their exact error messages."""
 
 from ..harness import program
-from .values import I64_MIN, INF, NAN, NINF, pairs
+from .values import I64_MAX, I64_MIN, INF, NAN, NINF, pairs
 
 INT_SIGNS = pairs((7, -7, 0, 6, -6, 1, I64_MIN, 2**65 + 3), (2, -2, 3, -3, 1, -1, 2**64))
 FLOAT_SIGNS = pairs((7.5, -7.5, 0.0, -0.0, INF, NINF, NAN, 5e-324, 1e308),
@@ -69,7 +69,8 @@ PROGRAMS = [
         def f(a, b):
             return a / b
         """, [(2**53 + 1, 1), (2**53 + 3, 2), (10**30, 10**10), (-(10**30), 7), (I64_MIN, 3),
-              (2**1100, 2**1098), (1, 2**1100), (2**1100, 3), (2**1024, 1), (-1, I64_MIN)]),
+              (2**1100, 2**1098), (1, 2**1100), (2**1100, 3), (2**1024, 1), (-1, I64_MIN),
+              (2**53 + 1, 3), (-(2**53 + 1), 3), (2**62 + 1, 2**62 - 1), (I64_MAX, 7)]),
     program("div_float_mod_signs", """
         @jit
         def f(x):

@@ -330,18 +330,26 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         ts = [x.type for x in args]
         if op is Op.CONST:
             return self.const(ins.attr, rt)
+        if (any(isinstance(t, UnionT) for t in ts) or isinstance(rt, UnionT)) and \
+                (rt is None or isinstance(rt, (Scalar, UnionT))):
+            ok, r = self.union_op(ins, a, ts, rt)
+            if ok:
+                return r
+            return self.pycall(b, i, ins, a, ts, rt)
         if op is Op.SETITEM:
             self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1])
             return None
-        if any(isinstance(t, UnionT) for t in ts) or isinstance(rt, UnionT):
-            r = self.union_op(b, i, ins, a, ts, rt)
-            if r is not None:
-                return r
-            return self.pycall(b, i, ins, a, ts, rt)
         r = self.native(ins, a, ts, rt)
         if r is not None:
             return r
         return self.pycall(b, i, ins, a, ts, rt)
+
+    def lower_one(self, ins: Instr, a: list[str], ts: list[Type], rt: Type | None) -> str | None:
+        """Native code for one op on non-union types; "" for a SETITEM done, None if not."""
+        if ins.op is Op.SETITEM:
+            self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1])
+            return ""
+        return self.native(ins, a, ts, rt)
 
     def native(self, ins: Instr, a: list[str], ts: list[Type], rt: Type) -> str | None:
         """The op in native code, or None to call into Python for it."""
@@ -369,11 +377,11 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             return v if op is Op.TRUTH else self.emit(f"xor i1 {v}, true")
         if op is Op.MAKE_TUPLE:
             agg = "undef"
-            for i, (x, t) in enumerate(zip(a, ts)):
-                agg = self.emit(f"insertvalue {ll(rt)} {agg}, {ll(t)} {x}, {i}")
+            for i, (x, t, it) in enumerate(zip(a, ts, rt.items)):
+                agg = self.emit(f"insertvalue {ll(rt)} {agg}, {ll(it)} {self.coerce(x, t, it)}, {i}")
             return agg if ts else "zeroinitializer"
         if op is Op.TUPLE_GET:
-            return self.emit(f"extractvalue {ll(ts[0])} {a[0]}, {ins.attr}")
+            return self.emit(f"extractvalue {ll(ts[0])} {a[0]}, {ins.attr[0]}")
         if op is Op.GETITEM and isinstance(ts[0], TupleT):
             if ins.attr is None:
                 return None
@@ -506,6 +514,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         else:
             self.propagate_error_if(isnull)
         if rt is None:
+            self.decref(obj)
             return "0"
         fail = self.new_label("unboxfail")
         ok_label = self.new_label("unboxed")
@@ -622,15 +631,16 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
                     self.own_arrays_in(self.emit(f"extractvalue {ll(t)} {v}, {i}"), it)
 
     # -- unions of one representation -------------------------------------------------------
-    def union_op(self, b: Block, i: int, ins: Instr, a: list[str], ts: list[Type],
-                 rt: Type) -> str | None:
+    def union_op(self, ins: Instr, a: list[str], ts: list[Type],
+                 rt: Type | None) -> tuple[bool, str | None]:
         """An op on flavours of one representation (float | numpy.float64): generate the op
         for every combination of members, and when the native code is the same for all of
-        them, emit it once and compute the result's member from the operands' members."""
+        them, emit it once and compute the result's member from the operands' members.
+        Returns (done, result)."""
         combos = list(itertools.product(*(union_members(t) if isinstance(t, UnionT) else [t]
                                           for t in ts)))
         if len(combos) > 16:
-            return None
+            return False, None
         from ...types.rules import result_type
         payloads, tags = [], []
         for x, t in zip(a, ts):
@@ -640,31 +650,29 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             else:
                 payloads.append(x)
                 tags.append(None)
-        texts, results = [], []
-        saved = (self.lines, self.tmp, self.labels, self.cur_label,
-                 {k: list(v) for k, v in self.deopt_sites.items()})
-        for combo in combos:
-            try:
+        texts, results = set(), []
+        saved = (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites)
+        try:
+            for combo in combos:
                 crt = result_type(ins.op, list(combo), ins.attr, _no_callee)
-            except Unsupported:
-                return None
-            self.lines, self.tmp, self.labels = [], itertools.count(), itertools.count()
-            self.deopt_sites = {k: list(v) for k, v in saved[4].items()}
-            try:
-                r = self.native(ins, payloads, list(combo), crt)
-            except Unsupported:
-                r = None
-            if r is None:
-                self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites = saved
-                return None
-            texts.append(("\n".join(self.lines), r, ll(crt)))
-            results.append(crt)
-        self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites = saved
-        if len({t for t in texts}) != 1:
-            return None
-        r = self.native(ins, payloads, list(combos[0]), results[0])
+                if crt is not None and not isinstance(crt, Scalar):
+                    return False, None
+                self.lines, self.tmp, self.labels = [], itertools.count(), itertools.count()
+                self.deopt_sites = {k: list(v) for k, v in saved[4].items()}
+                r = self.lower_one(ins, payloads, list(combo), crt)
+                if r is None:
+                    return False, None
+                texts.add(("\n".join(self.lines), r, crt and ll(crt)))
+                results.append(crt)
+        except Unsupported:
+            return False, None
+        finally:
+            self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites = saved
+        if len(texts) != 1:
+            return False, None
+        r = self.lower_one(ins, payloads, list(combos[0]), results[0])
         if not isinstance(rt, UnionT):
-            return r
+            return True, r
         rms = union_members(rt)
         tag = "0"
         for combo, crt in zip(combos, results):
@@ -675,7 +683,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
                     match = self.emit(f"and i1 {match}, {eq}")
             tag = self.emit(f"select i1 {match}, i8 {rms.index(crt)}, i8 {tag}")
         s = self.emit(f"insertvalue {ll(rt)} undef, {ll(results[0])} {r}, 0")
-        return self.emit(f"insertvalue {ll(rt)} {s}, i8 {tag}, 1")
+        return True, self.emit(f"insertvalue {ll(rt)} {s}, i8 {tag}, 1")
 
 
 def _no_callee(*_):
@@ -742,10 +750,17 @@ def _python_function(ins: Instr):
         f = getattr(np, name)
         return f if dtype is None else functools.partial(f, dtype=dtype)
     if op is Op.TUPLE_GET:
-        return operator.itemgetter(ins.attr)
+        return operator.itemgetter(ins.attr[0])
     if op is Op.MAKE_TUPLE:
         return lambda *xs: xs
+    if op is Op.SETITEM:
+        return _setitem
     return None
+
+
+def _setitem(a, *rest):
+    """a[i, ...] = v as an op: rest is the indices, then the value."""
+    a[rest[0] if len(rest) == 2 else rest[:-1]] = rest[-1]
 
 
 def _may_deopt(ins: Instr) -> bool:

@@ -41,6 +41,8 @@ class Kind:
 
 
 def kind(t: Scalar) -> Kind:
+    if not isinstance(t, Scalar):
+        raise Unsupported(f"a value of type {t} where a scalar is needed in native code")
     py = t.py
     if py is int:
         return Kind("int", 64)

@@ -80,7 +80,7 @@ class _Emitter:
         if op is Op.MAKE_TUPLE:
             return "(" + "".join(x + ", " for x in a) + ")"
         if op is Op.TUPLE_GET:
-            return f"{a[0]}[{ins.attr}]"
+            return f"{a[0]}[{ins.attr[0]}]"
         if op is Op.CALL_BUILTIN:
             return f"{self.name_for(_builtin(ins.attr), 'b_' + ins.attr)}({', '.join(a)})"
         if op is Op.CALL_MATH:
