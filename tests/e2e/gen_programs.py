@@ -15,6 +15,10 @@ The writer also tracks a *kind* per variable (int-like, float-like, or either) s
 operators and shifts only see int-like values: generated programs raise the arithmetic
 exceptions of the subset (ZeroDivisionError, OverflowError, ValueError, IndexError, ...) but
 rarely a TypeError. Analogue: Csmith's safe-math wrappers, done by construction instead.
+
+Such programs are full of union types (``x if c else 1.5``, comparisons used as numbers, NumPy
+scalars next to Python ints), which native tiers may leave to tier 0; ``TypedWriter`` writes
+monomorphic int-only or float-only programs as well, so that native code gets tested too.
 """
 
 from __future__ import annotations

@@ -34,7 +34,6 @@ CPYTHON = "cpython"  # the reference "tier": the identity decorator
 DEFAULT = "default"  # plain ``@tierjit.jit``: tier "auto", moving up as the program gets hot
 
 
-
 @dataclass(frozen=True)
 class Call:
     """An argument case with keyword arguments: the call ``f(*args, **kwargs)``."""
@@ -57,7 +56,8 @@ class Program:
 
 
 def program(name: str, source: str, cases: Iterable[ArgCase], entry: str = "f") -> Program:
-    """Build a Program, dedenting the source and checking every case is a tuple or a factory."""
+    """Build a Program, dedenting the source and checking every case is an argument tuple, a
+    Call or a factory of either."""
     cases = tuple(cases)
     for case in cases:
         assert isinstance(case, tuple | Call) or callable(case), f"{name}: bad case {case!r}"

@@ -2,7 +2,7 @@
 
 Each example is a freshly written program (see gen_programs.py) called on three argument
 tuples in a row, so later calls also meet code specialised for the earlier ones. Examples are
-derandomized: every CI run checks the same 800 programs.
+derandomized: every CI run checks the same 550 programs.
 """
 
 from hypothesis import HealthCheck, given, settings
@@ -24,21 +24,21 @@ def check(prog) -> None:
     run_sequence(prog.source, prog.cases, TIERS, entry="f", name="generated")
 
 
-@settings(max_examples=200, **SETTINGS)
+@settings(max_examples=150, **SETTINGS)
 @given(programs(loops=False))
 def test_straight_line(prog):
     """Arithmetic, comparisons, conversions, math calls and branches over int/float/bool."""
     check(prog)
 
 
-@settings(max_examples=180, **SETTINGS)
+@settings(max_examples=120, **SETTINGS)
 @given(programs(loops=True, budget=12))
 def test_loops(prog):
     """The same with while/for loops, break/continue and loop-else: accumulations past 64 bits."""
     check(prog)
 
 
-@settings(max_examples=180, **SETTINGS)
+@settings(max_examples=130, **SETTINGS)
 @given(programs(arrays=True, loops=True, budget=12))
 def test_arrays(prog):
     """The same over a 1-D array argument of some dtype and layout, indices possibly out of
@@ -46,21 +46,21 @@ def test_arrays(prog):
     check(prog)
 
 
-@settings(max_examples=80, **SETTINGS)
+@settings(max_examples=50, **SETTINGS)
 @given(programs(typed=INT, loops=True, budget=12))
 def test_typed_int(prog):
     """Monomorphic int programs, which native tiers compile: overflow past 64 bits must deopt."""
     check(prog)
 
 
-@settings(max_examples=80, **SETTINGS)
+@settings(max_examples=50, **SETTINGS)
 @given(programs(typed=FLOAT, loops=True, budget=12))
 def test_typed_float(prog):
     """Monomorphic float programs: NaN, infinities, signed zeros and math errors, natively."""
     check(prog)
 
 
-@settings(max_examples=80, **SETTINGS)
+@settings(max_examples=50, **SETTINGS)
 @given(programs(typed=INT, arrays=True, loops=True, budget=12))
 def test_typed_int_array(prog):
     """Monomorphic int programs over an int64 array, with bounds checks and writes."""

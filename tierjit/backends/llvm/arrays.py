@@ -25,7 +25,8 @@ class ArrayOps:
             neg = self.emit(f"icmp slt i64 {i}, 0")
             wrapped = self.emit(f"add i64 {i}, {n}")
             j = self.emit(f"select i1 {neg}, i64 {wrapped}, i64 {i}")
-            self.deopt_unless(self.emit(f"icmp ult i64 {j}, {n}"))    # IndexError in tier 0
+            # IndexError in tier 0; guards the access, so it is never deferred
+            self.deopt_unless(self.emit(f"icmp ult i64 {j}, {n}"), defer=False)
             if t.layout == "C":
                 offset = j if offset is None else \
                     self.emit(f"add nuw nsw i64 {self.emit(f'mul nuw nsw i64 {offset}, {n}')}, {j}")
@@ -181,7 +182,7 @@ class ArrayOps:
         self.emit_void(f"br i1 {isnull}, label %{err}, label %{ok}")
         self.start(err)
         self.emit_void("call void @PyErr_Clear()")
-        self.deopt_if("true")
+        self.deopt_if("true", defer=False)
         self.emit_void("unreachable")
         self.start(ok)
         self.own(obj)

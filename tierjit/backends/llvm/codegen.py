@@ -103,6 +103,11 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.keepalive: list = []
         self.max_argv = 1
         self.cur_block_index: tuple = (None, None)
+        self.ended_region = False
+        self.uses_owned = False
+        self.pending: str | None = None      # deferred guard condition (see deopt_if)
+        self.pending_fs: int | None = None
+        self.strict_floats = False           # Python float ops also guard non-finite results
         self.writes_arrays = any(i.op is Op.SETITEM for b in self.fn.blocks for i in b.instrs)
         self.resume_obj = functools.partial(_resume, dispatcher, spec)
         self.keepalive.append(self.resume_obj)
@@ -148,9 +153,34 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         return name
 
     # -- guards and deoptimisation ----------------------------------------------------------
-    def deopt_if(self, cond: str) -> None:
+    def deopt_if(self, cond: str, defer: bool = True) -> None:
+        """Deoptimise to the current frame state when cond holds. A deferred guard (one
+        that protects nothing that could trap: overflow, NaN, range) is or-ed into one
+        pending condition, tested by `flush` before anything that must not run after it:
+        a trapping operation, a side effect, a terminator."""
         if self.cur_fs is None:
             raise AssertionError("guard outside an instruction")
+        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
+            self.flush()
+        if defer:
+            self.pending = cond if self.pending is None else \
+                self.emit(f"or i1 {self.pending}, {cond}")
+            self.pending_fs = self.cur_fs
+            return
+        self.flush()
+        self.branch_to_deopt(cond)
+
+    def flush(self) -> None:
+        if self.pending is not None:
+            cond, fs = self.pending, self.cur_fs
+            self.pending = None
+            self.cur_fs, saved = self.pending_fs, self.cur_fs
+            self.pending_fs = None
+            self.branch_to_deopt(cond)
+            self.cur_fs = saved
+            del fs
+
+    def branch_to_deopt(self, cond: str) -> None:
         ok = self.new_label("ok")
         target = f"deopt{self.cur_fs}"
         self.deopt_sites.setdefault(self.cur_fs, [])
@@ -158,8 +188,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.deopt_sites[self.cur_fs].append((self.cur_label, None))
         self.start(ok)
 
-    def deopt_unless(self, cond: str) -> None:
-        self.deopt_if(self.emit(f"xor i1 {cond}, true"))
+    def deopt_unless(self, cond: str, defer: bool = True) -> None:
+        self.deopt_if(self.emit(f"xor i1 {cond}, true"), defer)
 
     def deopt_with_object(self, fs: int, obj: str) -> None:
         """Jump to the deopt block of frame state fs, the object standing for the value the
@@ -260,11 +290,19 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             self.block_start[b] = len(self.lines)
             for p in b.params:
                 self.vals[p] = f"%v{p.id}"
+            region = 0
             for i, ins in enumerate(b.instrs):
+                # Guards of side-effect-free code deoptimise to the start of its region:
+                # tier 0 recomputes those pure ops, and all the region's guards can share
+                # one branch. A store, a call or a call into Python ends a region.
                 self.cur_block_index = (b, i)
-                self.cur_fs = self.fs.at(b, i) if _may_deopt(ins) else None
+                self.cur_fs = self.fs.at(b, region) if _may_deopt(ins) else None
+                self.ended_region = ins.op in _SIDE_EFFECTS
                 self.instr(b, i, ins)
+                if self.ended_region:
+                    region = i + 1
         self.cur_fs = None
+        assert self.pending is None, "a guard was left pending past a terminator"
         self.emit_deopt_blocks()
         self.insert_phis()
         body = []
@@ -277,6 +315,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         return head + " {\n" + "\n".join(body) + "\n}\n" + f"; returns {ret_ll}\n"
 
     def release_text(self) -> list[str]:
+        if not self.uses_owned:
+            return []
         self.declare("declare void @Py_DecRef(ptr)")
         n = next(self.tmp)
         return [f"  %rel{n} = load ptr, ptr {self.owned}",
@@ -296,6 +336,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
     # -- instructions ---------------------------------------------------------------------
     def instr(self, b: Block, i: int, ins: Instr) -> None:
         op = ins.op
+        if op.is_terminator or op in _SIDE_EFFECTS:
+            self.flush()
         if op is Op.JUMP:
             self.edge(ins.targets[0].block, ins.targets[0].args)
             return
@@ -316,7 +358,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             self.emit_void("ret i32 0")
             return
         if op is Op.RAISE:
-            self.deopt_if("true")     # tier 0 raises the exception, with its message
+            self.deopt_if("true", defer=False)   # tier 0 raises the exception and message
             self.emit_void("unreachable")
             return
         r = self.value(b, i, ins)
@@ -428,7 +470,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         raise Unsupported(f"constant {c!r}")
 
     def range_len(self, start: str, stop: str, step: str) -> str:
-        self.deopt_if(self.emit(f"icmp eq i64 {step}, 0"))
+        self.deopt_if(self.emit(f"icmp eq i64 {step}, 0"), defer=False)   # guards the udiv
         pos = self.emit(f"icmp sgt i64 {step}, 0")
         lo = self.emit(f"select i1 {pos}, i64 {start}, i64 {stop}")
         hi = self.emit(f"select i1 {pos}, i64 {stop}, i64 {start}")
@@ -492,7 +534,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             raise Unsupported(f"operation {ins.op.value} on {', '.join(map(str, ts))} in "
                               "native code", ins.line)
         self.keepalive.append(fn)
-        self.cur_fs = self.fs.at(b, i)
+        self.ended_region = True      # Python code may warn: never run it twice
+        self.flush()
         boxed = [self.box(x, t) for x, t in zip(a, ts)]
         self.max_argv = max(self.max_argv, len(boxed))
         res = self.call_object(id(fn), boxed, steal=True)
@@ -508,7 +551,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             self.emit_void(f"br i1 {isnull}, label %{err}, label %{ok}")
             self.start(err)
             self.emit_void("call void @PyErr_Clear()")
-            self.deopt_if("true")
+            self.deopt_if("true", defer=False)
             self.emit_void("unreachable")
             self.start(ok)
         else:
@@ -561,7 +604,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
 
     def own(self, obj: str) -> None:
         """Keep obj (a new reference) alive until this call returns."""
-        self.mod.functions.append(_OWN_FN) if _OWN_FN not in self.mod.functions else None
+        self.uses_owned = True
+        self.mod.helpers.add("own")
         self.declare("declare ptr @PyList_New(i64)")
         self.declare("declare i32 @PyList_Append(ptr, ptr)")
         self.declare("declare void @Py_DecRef(ptr)")
@@ -594,7 +638,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             fp = self.emit(f"load ptr, ptr {self.addr(ctypes.addressof(cell))}")
             self.keepalive.append(cell)
             # a mutually recursive callee whose own compile failed leaves its cell empty
-            self.deopt_if(self.emit(f"icmp eq ptr {fp}, null"))
+            self.deopt_if(self.emit(f"icmp eq ptr {fp}, null"), defer=False)
         out = self.alloca(ll(rt))
         objout = self.alloca("ptr")
         args = [f"{ll(t)} {x}" for x, t in zip(a, ts)]
@@ -650,27 +694,20 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             else:
                 payloads.append(x)
                 tags.append(None)
-        texts, results = set(), []
-        saved = (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites)
-        try:
-            for combo in combos:
-                crt = result_type(ins.op, list(combo), ins.attr, _no_callee)
-                if crt is not None and not isinstance(crt, Scalar):
-                    return False, None
-                self.lines, self.tmp, self.labels = [], itertools.count(), itertools.count()
-                self.deopt_sites = {k: list(v) for k, v in saved[4].items()}
-                r = self.lower_one(ins, payloads, list(combo), crt)
-                if r is None:
-                    return False, None
-                texts.add(("\n".join(self.lines), r, crt and ll(crt)))
-                results.append(crt)
-        except Unsupported:
+        self.flush()
+        for strict in (False, True):
+            self.strict_floats = strict
+            try:
+                done, r, results = self._union_try(ins, payloads, combos)
+            finally:
+                self.strict_floats = False
+            if done:
+                break
+        else:
             return False, None
-        finally:
-            self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites = saved
-        if len(texts) != 1:
-            return False, None
+        self.strict_floats = strict
         r = self.lower_one(ins, payloads, list(combos[0]), results[0])
+        self.strict_floats = False
         if not isinstance(rt, UnionT):
             return True, r
         rms = union_members(rt)
@@ -685,6 +722,32 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         s = self.emit(f"insertvalue {ll(rt)} undef, {ll(results[0])} {r}, 0")
         return True, self.emit(f"insertvalue {ll(rt)} {s}, i8 {tag}, 1")
 
+    def _union_try(self, ins: Instr, payloads: list[str], combos: list) -> tuple:
+        """Dry-run the op for every member combination; (same code for all?, _, types)."""
+        from ...types.rules import result_type
+        texts, results = set(), []
+        saved = (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
+                 self.pending, self.pending_fs)
+        try:
+            for combo in combos:
+                crt = result_type(ins.op, list(combo), ins.attr, _no_callee)
+                if crt is not None and not isinstance(crt, Scalar):
+                    return False, None, None
+                self.lines, self.tmp, self.labels = [], itertools.count(), itertools.count()
+                self.deopt_sites = {k: list(v) for k, v in saved[4].items()}
+                self.pending, self.pending_fs = None, None
+                r = self.lower_one(ins, payloads, list(combo), crt)
+                if r is None:
+                    return False, None, None
+                texts.add(("\n".join(self.lines), r, crt and ll(crt)))
+                results.append(crt)
+        except Unsupported:
+            return False, None, None
+        finally:
+            (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
+             self.pending, self.pending_fs) = saved
+        return len(texts) == 1, None, results
+
 
 def _no_callee(*_):
     raise Unsupported("call in a union operation")
@@ -698,23 +761,6 @@ def _has_arrays(t: Type | None) -> bool:
     return False
 
 
-_OWN_FN = """
-define internal void @tj_own(ptr %slot, ptr %obj) {
-entry:
-  %l = load ptr, ptr %slot
-  %has = icmp ne ptr %l, null
-  br i1 %has, label %append, label %new
-new:
-  %n = call ptr @PyList_New(i64 0)
-  store ptr %n, ptr %slot
-  br label %append
-append:
-  %lst = load ptr, ptr %slot
-  %r = call i32 @PyList_Append(ptr %lst, ptr %obj)
-  call void @Py_DecRef(ptr %obj)
-  ret void
-}
-"""
 
 _PY_FUNCS = {
     Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul,
@@ -761,6 +807,9 @@ def _python_function(ins: Instr):
 def _setitem(a, *rest):
     """a[i, ...] = v as an op: rest is the indices, then the value."""
     a[rest[0] if len(rest) == 2 else rest[:-1]] = rest[-1]
+
+
+_SIDE_EFFECTS = frozenset({Op.SETITEM, Op.CALL_JIT})
 
 
 def _may_deopt(ins: Instr) -> bool:

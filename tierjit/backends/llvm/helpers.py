@@ -63,6 +63,24 @@ entry:
 
 
 HELPERS = {
+    # keep a new reference alive until the native call returns (a list in *slot)
+    "own": """
+define internal void @tj_own(ptr %slot, ptr %obj) {
+entry:
+  %l = load ptr, ptr %slot
+  %has = icmp ne ptr %l, null
+  br i1 %has, label %append, label %new
+new:
+  %n = call ptr @PyList_New(i64 0)
+  store ptr %n, ptr %slot
+  br label %append
+append:
+  %lst = load ptr, ptr %slot
+  %r = call i32 @PyList_Append(ptr %lst, ptr %obj)
+  call void @Py_DecRef(ptr %obj)
+  ret void
+}
+""",
     "floordiv": _floordiv("double", ""),
     "floordiv32": _floordiv("float", "f32").replace("@tj_floordivf32", "@tj_floordiv32"),
     "fmod": _fmod("double", ""),

@@ -168,14 +168,14 @@ class ScalarOps:
         if op in _BITS:
             return self.emit(f"{_BITS[op]} {it} {a}, {b}")
         if op in (Op.FLOORDIV, Op.MOD):
-            self.deopt_if(self.emit(f"icmp eq {it} {b}, 0"))
+            self.deopt_if(self.emit(f"icmp eq {it} {b}, 0"), defer=False)   # guards the division
             if not signed:
                 return self.emit(f"{'udiv' if op is Op.FLOORDIV else 'urem'} {it} {a}, {b}")
             minv = -(2 ** (bits - 1))
             m1 = self.emit(f"icmp eq {it} {b}, -1")
             if op is Op.FLOORDIV:
                 ismin = self.emit(f"icmp eq {it} {a}, {minv}")
-                self.deopt_if(self.emit(f"and i1 {ismin}, {m1}"))
+                self.deopt_if(self.emit(f"and i1 {ismin}, {m1}"), defer=False)
             safe_b = self.emit(f"select i1 {m1}, {it} 1, {it} {b}")
             q = self.emit(f"sdiv {it} {a}, {safe_b}")
             r = self.emit(f"srem {it} {a}, {safe_b}")
@@ -194,10 +194,7 @@ class ScalarOps:
                 return None
             self.deopt_if(self.emit(f"icmp slt i64 {b}, 0"))
             pair = self.emit(f"call {{i64, i1}} @{self.helper('ipow')}(i64 {a}, i64 {b})")
-            if not wraps:
-                self.deopt_if(self.emit(f"extractvalue {{i64, i1}} {pair}, 1"))
-            else:
-                self.deopt_if(self.emit(f"extractvalue {{i64, i1}} {pair}, 1"))
+            self.deopt_if(self.emit(f"extractvalue {{i64, i1}} {pair}, 1"))
             return self.emit(f"extractvalue {{i64, i1}} {pair}, 0")
         if op is Op.LSHIFT:
             if wraps:
@@ -233,6 +230,10 @@ class ScalarOps:
             if op is Op.TRUEDIV and python:
                 self.deopt_if(self.emit(f"fcmp oeq {f} {b}, 0.0"))
             r = self.emit(f"{_FARITH[op]} {f} {a}, {b}")
+            if python and self.strict_floats:
+                # a float | numpy.float64 value: NumPy's rule (warn on a non-finite result)
+                # is the stricter one; Python's inf and NaN results are recomputed in tier 0
+                self.deopt_unless_finite(r, k)
         elif op in (Op.FLOORDIV, Op.MOD):
             self.deopt_if(self.emit(f"fcmp oeq {f} {b}, 0.0"))
             name = ("floordiv" if op is Op.FLOORDIV else "fmod") + ("" if k.bits == 64 else "32")
