@@ -54,7 +54,9 @@ def function_ast(pyfunc) -> ast.FunctionDef:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                 node.name == pyfunc.__code__.co_name:
-            ast.increment_lineno(tree, pyfunc.__code__.co_firstlineno - node.lineno)
+            # co_firstlineno is the line of the first decorator, when there is one
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            ast.increment_lineno(tree, pyfunc.__code__.co_firstlineno - first)
             return node
     raise Unsupported("function definition not found in its source", 0)
 
@@ -311,7 +313,7 @@ class Lowering:
             exc = exc.func
         r = self.resolve(exc)
         if r is None or r.kind != "exception":
-            raise Unsupported("raise of something other than a builtin exception class",
+            raise Unsupported("raise of something other than an exception class",
                               s.lineno)
         self.b.raise_(r.obj, args)
 

@@ -19,7 +19,11 @@ def _removable(ins) -> bool:
     # arithmetic and comparisons on builtin scalars cannot fail except where they raise
     # (division) or warn (NumPy scalars); keep those.
     if ins.op in _ARITH or ins.op in COMPARE_OPS:
-        return all(getattr(a.type, "py", None) in (int, float, bool) for a in ins.args)
+        # all ints (exact, never overflow in Python) or all floats: never raises; an int
+        # mixed with a float is converted, which raises OverflowError for a big int
+        kinds = {getattr(a.type, "py", None) for a in ins.args}
+        return kinds <= {int, bool} or kinds <= {float} or \
+            (ins.op in COMPARE_OPS and kinds <= {int, bool, float})
     return False
 
 

@@ -39,6 +39,8 @@ class Specialisation:
     tier: str = "python"               # highest tier it runs in: python, interp, opt
     reason: Unsupported | None = None  # why it is not in a higher tier
     resumes: dict = field(default_factory=dict)   # frame state -> tier-0 resume function
+    deopts: dict = field(default_factory=dict)    # frame state -> how often it deoptimised
+    core_cell: Any = None              # ctypes pointer cell: native callers call through it
 
 
 class Dispatcher:
@@ -85,14 +87,8 @@ class Dispatcher:
         if spec is not None and spec.reason is not None:
             raise spec.reason
         typer = typer if typer is not None else CallTyper()
-        outer = typer.used_in_progress
-        typer.used_in_progress = False
-        try:
-            typed = infer(self.untyped_ir(), arg_types, key=(self, arg_types), typer=typer)
-        finally:
-            partial, typer.used_in_progress = typer.used_in_progress, outer or \
-                typer.used_in_progress
-        if not partial:
+        typed = infer(self.untyped_ir(), arg_types, key=(self, arg_types), typer=typer)
+        if not typed.partial:
             self.specs.setdefault(arg_types, Specialisation(arg_types)).typed = typed
         return typed
 
@@ -182,7 +178,11 @@ class Dispatcher:
         if stage not in stages:
             raise ValueError(f"inspect: stage must be one of {', '.join(stages)}; got {stage!r}")
         if stage == "ir":
-            return format_function(self.untyped_ir())
+            try:
+                return format_function(self.untyped_ir())
+            except Unsupported as e:
+                raise ValueError(f"inspect('ir'): {self.__name__} has no IR: "
+                                 f"{e.describe()}") from None
         spec = self.latest()
         if spec is None:
             raise ValueError(f"inspect({stage!r}): {self.__name__} has not been called yet, "

@@ -29,6 +29,7 @@ class Typed:
     fn: Function          # a typed copy of the untyped IR
     return_type: Type | None
     callees: set = field(default_factory=set)   # (dispatcher, arg types) it calls
+    partial: bool = False  # depends on a recursive inference not finished yet: not final
 
 
 class CallTyper:
@@ -36,12 +37,12 @@ class CallTyper:
 
     def __init__(self):
         self.in_progress: dict[tuple, Type | None] = {}
-        self.used_in_progress = False
+        self.used: set[tuple] = set()     # in-progress keys whose approximation was used
 
     def __call__(self, dispatcher, arg_types: tuple[Type, ...]) -> Type | None:
         key = (dispatcher, arg_types)
         if key in self.in_progress:
-            self.used_in_progress = True
+            self.used.add(key)
             return self.in_progress[key]
         return dispatcher.infer(arg_types, self).return_type
 
@@ -54,15 +55,18 @@ def infer(fn: Function, arg_types: tuple[Type, ...], key=None,
         raise Unsupported(f"called with {len(arg_types)} arguments, takes "
                           f"{len(fn.arg_names)}", fn.first_line)
     key = key if key is not None else (id(fn), arg_types)
+    outer = set(typer.in_progress)
     typer.in_progress[key] = None
     try:
         for _ in range(MAX_ROUNDS):
             typed = _infer_once(fn, arg_types, typer)
             if typed.return_type == typer.in_progress[key]:
-                for v in typed.fn.values():
-                    if v.type is None:
-                        raise Unsupported("code whose types could not be inferred (recursion "
-                                          "without a base case?)", typed.fn.first_line)
+                # mutual recursion: a callee inferred inside its caller's inference sees
+                # the caller's approximation; the caller's own fixpoint finishes the job
+                typed.partial = bool(typer.used & outer)
+                if not typed.partial and any(v.type is None for v in typed.fn.values()):
+                    raise Unsupported("code whose types could not be inferred (recursion "
+                                      "without a base case?)", typed.fn.first_line)
                 return typed
             typer.in_progress[key] = typed.return_type
         raise Unsupported("type inference did not converge (recursion)", fn.first_line)

@@ -86,8 +86,27 @@ def join(a: Type | None, b: Type | None) -> Type | None:
         return ArrayT(a.dtype, a.ndim, "A")
     if isinstance(a, TupleT) and isinstance(b, TupleT) and len(a.items) == len(b.items):
         return TupleT(tuple(join(x, y) for x, y in zip(a.items, b.items)))
-    ms = set(members(a)) | set(members(b))
-    return UnionT(frozenset(ms))
+    # a union: each member of b merges with the member of a it joins without a union
+    # (arrays differing in layout, tuples of one length), so join stays associative
+    ms = list(members(a))
+    for m in members(b):
+        for i, x in enumerate(ms):
+            j = join(x, m) if _mergeable(x, m) else None
+            if j is not None:
+                ms[i] = j
+                break
+        else:
+            ms.append(m)
+    ms = set(ms)
+    return ms.pop() if len(ms) == 1 else UnionT(frozenset(ms))
+
+
+def _mergeable(a: Type, b: Type) -> bool:
+    if a == b:
+        return True
+    if isinstance(a, ArrayT) and isinstance(b, ArrayT):
+        return (a.dtype, a.ndim) == (b.dtype, b.ndim)
+    return isinstance(a, TupleT) and isinstance(b, TupleT) and len(a.items) == len(b.items)
 
 
 def depth(t: Type) -> int:
@@ -114,6 +133,7 @@ def type_of_value(x) -> Type | None:
                 return None
             layout = "C" if x.flags.c_contiguous else "A"
             return ArrayT(x.dtype.name, x.ndim, layout)
-        if isinstance(x, np.generic) and t().dtype.kind in "biufc":
+        if isinstance(x, np.generic) and x.dtype.kind in "biufc" and x.dtype.isnative \
+                and type(x) is x.dtype.type:
             return Scalar(t)
     return None

@@ -17,8 +17,8 @@ import warnings
 
 from ..errors import Unsupported
 from ..ir.ops import Op
-from .lattice import (BOOL, FLOAT, INT, ArrayT, Scalar, TupleT, Type, UnionT, join, members,
-                      type_of_value)
+from .lattice import (BOOL, FLOAT, INT, NONE, ArrayT, Scalar, TupleT, Type, UnionT, join,
+                      members, type_of_value)
 
 _PY_OPS = {
     Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul,
@@ -96,7 +96,13 @@ def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | Non
     """The type of `op(args)`; None when the op has no result. Raises Unsupported."""
     if op in _PY_OPS:
         return _over_members(_PY_OPS[op], args)
-    if op in (Op.IS, Op.IS_NOT, Op.NOT, Op.TRUTH):
+    if op in (Op.IS, Op.IS_NOT):
+        # identity of numbers is CPython's object identity, which native code does not
+        # keep; with None on one side it is decided by the types alone
+        if NONE not in members(args[0]) and NONE not in members(args[1]):
+            raise Unsupported("'is' between values that are not None")
+        return BOOL
+    if op in (Op.NOT, Op.TRUTH):
         return BOOL
     if op is Op.CONST:
         return type_of_value(attr)

@@ -17,16 +17,20 @@ class ArrayOps:
     """Mixed into FunctionCodegen."""
 
     def element_pointer(self, arr: str, t: ArrayT, idx: list[str], its: list[Type]) -> str:
+        """Address of a[idx...], Python's negative indices included; out of bounds, tier 0
+        raises the IndexError. The check guards the access, so it is never deferred
+        (loading from a dummy address instead and deferring the check measured slower:
+        the select defeats LLVM's addressing and load scheduling)."""
         ty = ll(t)
         offset = None
+        ok = "true"
         for d, (i, it) in enumerate(zip(idx, its)):
             i = self.index_i64(i, it)
             n = self.emit(f"extractvalue {ty} {arr}, 1, {d}")
             neg = self.emit(f"icmp slt i64 {i}, 0")
             wrapped = self.emit(f"add i64 {i}, {n}")
             j = self.emit(f"select i1 {neg}, i64 {wrapped}, i64 {i}")
-            # IndexError in tier 0; guards the access, so it is never deferred
-            self.deopt_unless(self.emit(f"icmp ult i64 {j}, {n}"), defer=False)
+            ok = self.emit(f"and i1 {ok}, {self.emit(f'icmp ult i64 {j}, {n}')}")
             if t.layout == "C":
                 offset = j if offset is None else \
                     self.emit(f"add nuw nsw i64 {self.emit(f'mul nuw nsw i64 {offset}, {n}')}, {j}")
@@ -36,8 +40,11 @@ class ArrayOps:
                 offset = term if offset is None else self.emit(f"add i64 {offset}, {term}")
         data = self.emit(f"extractvalue {ty} {arr}, 0")
         if t.layout == "C":
-            return self.emit(f"getelementptr inbounds {self.mem_type(t)}, ptr {data}, i64 {offset}")
-        return self.emit(f"getelementptr inbounds i8, ptr {data}, i64 {offset}")
+            p = self.emit(f"getelementptr inbounds {self.mem_type(t)}, ptr {data}, i64 {offset}")
+        else:
+            p = self.emit(f"getelementptr inbounds i8, ptr {data}, i64 {offset}")
+        self.deopt_unless(ok, defer=False)
+        return p
 
     def itemsize(self, t: ArrayT) -> int:
         import numpy as np

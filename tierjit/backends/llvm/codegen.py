@@ -57,6 +57,12 @@ class NativeCode:
     ir_text: str
     compile_seconds: float
     keepalive: list = field(default_factory=list)
+    # what a caller's module needs to embed this core and inline it: function texts by
+    # name (the core and the cores it embedded itself), declarations and helpers
+    core_name: str = ""
+    functions: dict = field(default_factory=dict)
+    decls: set = field(default_factory=set)
+    helpers: set = field(default_factory=set)
 
     @property
     def asm(self) -> str:
@@ -71,6 +77,7 @@ class _Module:
         self.decls: set[str] = set()
         self.helpers: set[str] = set()
         self.functions: list[str] = []
+        self.embedded: dict[int, str] = {}     # id(NativeCode) -> name of its core here
 
     def text(self) -> str:
         from .engine import ir_header
@@ -626,11 +633,15 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         key = tuple(ts)
         if callee is self.dispatcher and key == self.spec.arg_types:
             fp = f"@{self.name}_core"
+        elif (spec := callee.specs.get(key)) is not None and spec.native is not None:
+            if spec.typed.return_type != rt:
+                return None
+            fp = "@" + self.embed(spec.native)
         else:
             spec = callee.specs.get(key)
-            if spec is None or (spec.native is None and getattr(spec, "core_cell", None) is None):
+            if spec is None or (spec.native is None and spec.core_cell is None):
                 spec = callee.specialise(key)
-            cell = getattr(spec, "core_cell", None)
+            cell = spec.core_cell
             if cell is None or spec.reason is not None and spec.native is None:
                 return None
             if spec.typed.return_type != rt:
@@ -665,6 +676,23 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.start(join)
         del boxed
         return self.emit(f"phi {ll(rt)} [{v1}, %{l1}], [{v2}, %{l2}]")
+
+    def embed(self, native: NativeCode) -> str:
+        """Copy a compiled callee's core (and what it embedded) into this module as
+        internal functions, so LLVM can inline it; returns the core's name here."""
+        name = self.mod.embedded.get(id(native))
+        if name is not None:
+            return name
+        renames = {old: f"{old.split('__')[0]}__e{next(_counter)}" for old in native.functions}
+        for text in native.functions.values():
+            for old, new in renames.items():
+                text = text.replace(f"@{old}(", f"@{new}(")
+            self.mod.functions.append(text.replace("define i32 @", "define internal i32 @", 1))
+        self.mod.decls |= native.decls
+        self.mod.helpers |= native.helpers
+        self.keepalive.append(native)
+        name = self.mod.embedded[id(native)] = renames[native.core_name]
+        return name
 
     def own_arrays_in(self, v: str, t: Type) -> None:
         if isinstance(t, ArrayT):
@@ -833,14 +861,15 @@ def compile_native(dispatcher, spec) -> NativeCode:
     t0 = time.perf_counter()
     with _counter_lock:
         name = f"tj{next(_counter)}_{dispatcher.__name__}"
-    if not hasattr(spec, "core_cell") or spec.core_cell is None:
+    if spec.core_cell is None:
         spec.core_cell = ctypes.c_void_p(0)
-    spec.deopts = getattr(spec, "deopts", {})
     mod = _Module()
     try:
         gen = FunctionCodegen(mod, dispatcher, spec, name)
         core = gen.generate()
         mod.functions.insert(0, core)
+        cores = {f"{name}_core": core}
+        cores.update((n, f) for n, f in _defined(mod.functions[1:]))
         mod.functions.append(entry_function(gen, name))
         text = mod.text()
         cm = compile_ir(text)
@@ -853,5 +882,13 @@ def compile_native(dispatcher, spec) -> NativeCode:
     callable_ = entry_mod.make_entry(dispatcher, tier0)
     entry_mod.set_slot(callable_, entry_addr)
     return NativeCode(entry_addr, spec.core_cell.value, callable_, gen.fs.states,
-                      cm.llvm_text, text, time.perf_counter() - t0, gen.keepalive)
+                      cm.llvm_text, text, time.perf_counter() - t0, gen.keepalive,
+                      f"{name}_core", cores, set(mod.decls), set(mod.helpers))
+
+
+def _defined(functions: list[str]):
+    """(name, text) of the functions a module defines (after its own core)."""
+    for f in functions:
+        head = f.split("(", 1)[0]
+        yield head.rsplit("@", 1)[1], f
 

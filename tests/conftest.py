@@ -1,0 +1,24 @@
+"""Test-session settings: the IR verifier runs after every pass and compiler bugs fail loudly.
+
+Both switches are read when tierjit's modules are first imported, so they are set here, before
+any test module imports tierjit. An explicit value in the environment wins (e.g.
+`TIERJIT_STRICT=0` to see the fallback behaviour users get).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("TIERJIT_VERIFY", "1")   # tierjit.passes.pipeline.VERIFY
+os.environ.setdefault("TIERJIT_STRICT", "1")   # tierjit.runtime.dispatch.STRICT
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite the expected files of tests/ir (same as "
+                          "TIERJIT_UPDATE_GOLDEN=1)")
+
+
+def pytest_configure(config):
+    if config.getoption("--update-golden", default=False):
+        os.environ["TIERJIT_UPDATE_GOLDEN"] = "1"
