@@ -238,10 +238,10 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         err, ok = self.new_label("deopterr"), self.new_label("deoptok")
         self.emit_void(f"br i1 {fail}, label %{err}, label %{ok}")
         self.start(err)
-        self.emit_void("ret i32 1")
+        self.ret_status(1)
         self.start(ok)
         self.emit_void(f"store ptr {res}, ptr %objout")
-        self.emit_void("ret i32 2")
+        self.ret_status(2)
 
     # -- values and edges -----------------------------------------------------------------
     def coerce(self, v: str, src: Type, dst: Type) -> str:
@@ -282,7 +282,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         params = [f"{ll(p.type)} %v{p.id}" for p in self.fn.entry.params]
         for p in self.fn.entry.params:
             self.vals[p] = f"%v{p.id}"
-        head = (f"define i32 @{self.name}_core({', '.join(params + ['ptr %out', 'ptr %objout'])})")
+        head = (f"define {self.ret_pair} @{self.name}_core("
+                f"{', '.join(params + ['ptr %objout'])})")
         self.lines.append("entry:")
         self.owned = self.alloca("ptr")
         self.emit_void(f"store ptr null, ptr {self.owned}")
@@ -320,6 +321,16 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
                 body.append(line)
         body[1:1] = self.allocas
         return head + " {\n" + "\n".join(body) + "\n}\n" + f"; returns {ret_ll}\n"
+
+    @property
+    def ret_pair(self) -> str:
+        """What a core returns: {status, value}, in registers for small values."""
+        return f"{{i32, {ll(self.ret_type) if self.ret_type is not None else 'i8'}}}"
+
+    def ret_status(self, status: int) -> None:
+        """Return status 1 (exception set) or 2 (result object in *objout)."""
+        self.emit_void(f"ret {self.ret_pair} {{i32 {status}, "
+                       f"{self.ret_pair[6:-1]} undef}}")
 
     def release_text(self) -> list[str]:
         if not self.uses_owned:
@@ -360,9 +371,10 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             v = ins.args[0]
             val = self.coerce(self.vals[v], v.type, self.ret_type)
             self.own_result_arrays(val, self.ret_type)
-            self.emit_void(f"store {ll(self.ret_type)} {val}, ptr %out")
             self.release_owned()
-            self.emit_void("ret i32 0")
+            pair = self.emit(f"insertvalue {self.ret_pair} {{i32 0, {ll(self.ret_type)} undef}}, "
+                             f"{ll(self.ret_type)} {val}, 1")
+            self.emit_void(f"ret {self.ret_pair} {pair}")
             return
         if op is Op.RAISE:
             self.deopt_if("true", defer=False)   # tier 0 raises the exception and message
@@ -606,7 +618,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.emit_void(f"br i1 {cond}, label %{err}, label %{ok}")
         self.start(err)
         self.release_owned()
-        self.emit_void("ret i32 1")
+        self.ret_status(1)
         self.start(ok)
 
     def own(self, obj: str) -> None:
@@ -633,14 +645,14 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         key = tuple(ts)
         if callee is self.dispatcher and key == self.spec.arg_types:
             fp = f"@{self.name}_core"
-        elif (spec := callee.specs.get(key)) is not None and spec.native is not None:
-            if spec.typed.return_type != rt:
-                return None
-            fp = "@" + self.embed(spec.native)
         else:
             spec = callee.specs.get(key)
             if spec is None or (spec.native is None and spec.core_cell is None):
-                spec = callee.specialise(key)
+                spec = callee.specialise(key)        # compiles the callee now
+            if spec.native is not None:
+                if spec.typed.return_type != rt:
+                    return None
+                return self.call_core("@" + self.embed(spec.native), a, ts, rt)
             cell = spec.core_cell
             if cell is None or spec.reason is not None and spec.native is None:
                 return None
@@ -650,11 +662,16 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             self.keepalive.append(cell)
             # a mutually recursive callee whose own compile failed leaves its cell empty
             self.deopt_if(self.emit(f"icmp eq ptr {fp}, null"), defer=False)
-        out = self.alloca(ll(rt))
+        return self.call_core(fp, a, ts, rt)
+
+    def call_core(self, fp: str, a: list[str], ts: list[Type], rt: Type) -> str:
+        """Call a native core and take its three kinds of return (see the module doc)."""
         objout = self.alloca("ptr")
         args = [f"{ll(t)} {x}" for x, t in zip(a, ts)]
-        st = self.emit(f"call i32 {fp}({', '.join(args + [f'ptr {out}', f'ptr {objout}'])})")
-        ok, other, boxed = (self.new_label(x) for x in ("callok", "callnok", "callobj"))
+        pair_t = f"{{i32, {ll(rt)}}}"
+        pair = self.emit(f"call {pair_t} {fp}({', '.join(args + [f'ptr {objout}'])})")
+        st = self.emit(f"extractvalue {pair_t} {pair}, 0")
+        ok, other = self.new_label("callok"), self.new_label("callnok")
         is0 = self.emit(f"icmp eq i32 {st}, 0")
         self.emit_void(f"br i1 {is0}, label %{ok}, label %{other}")
         self.start(other)
@@ -666,7 +683,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         join = self.new_label("calljoin")
         self.emit_void(f"br label %{join}")
         self.start(ok)
-        v1 = self.emit(f"load {ll(rt)}, ptr {out}")
+        v1 = self.emit(f"extractvalue {pair_t} {pair}, 1")
         if _has_arrays(rt):
             self.own_arrays_in(v1, rt)
             if self.writes_arrays:
@@ -674,7 +691,6 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         l1 = self.cur_label
         self.emit_void(f"br label %{join}")
         self.start(join)
-        del boxed
         return self.emit(f"phi {ll(rt)} [{v1}, %{l1}], [{v2}, %{l2}]")
 
     def embed(self, native: NativeCode) -> str:
@@ -687,7 +703,9 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         for text in native.functions.values():
             for old, new in renames.items():
                 text = text.replace(f"@{old}(", f"@{new}(")
-            self.mod.functions.append(text.replace("define i32 @", "define internal i32 @", 1))
+            if not text.startswith("define internal "):
+                text = text.replace("define ", "define internal ", 1)
+            self.mod.functions.append(text)
         self.mod.decls |= native.decls
         self.mod.helpers |= native.helpers
         self.keepalive.append(native)

@@ -37,16 +37,17 @@ def entry_function(core, name: str) -> str:
         obj = g.emit(f"load ptr, ptr {slot}")
         args.append(f"{ll(p.type)} {g.unbox(obj, p.type, 'fallback')}")
     ret_ll = ll(ret) if ret is not None else "i8"
-    out = g.alloca(ret_ll)
     objout = g.alloca("ptr")
-    st = g.emit(f"call i32 @{name}_core({', '.join(args + [f'ptr {out}', f'ptr {objout}'])})")
+    pair_t = f"{{i32, {ret_ll}}}"
+    pair = g.emit(f"call {pair_t} @{name}_core({', '.join(args + [f'ptr {objout}'])})")
+    st = g.emit(f"extractvalue {pair_t} {pair}, 0")
     g.emit_void(f"switch i32 {st}, label %error [i32 0, label %done i32 2, label %deopted]")
     g.start("done")
     if ret is None:
         res = g.addr(id(None))
         g.incref(res)
     else:
-        v = g.emit(f"load {ret_ll}, ptr {out}")
+        v = g.emit(f"extractvalue {pair_t} {pair}, 1")
         res = g.box(v, ret)
         _release_arrays(g, v, ret)      # the core returned new references to its arrays
     g.emit_void(f"ret ptr {res}")

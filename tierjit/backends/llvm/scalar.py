@@ -27,6 +27,15 @@ _BITS = {Op.BITAND: "and", Op.BITOR: "or", Op.BITXOR: "xor"}
 TWO53 = 2 ** 53
 
 
+def _pow2(operand: str) -> bool:
+    """Is this LLVM operand a constant positive power of two?"""
+    try:
+        v = int(operand)
+    except ValueError:
+        return False
+    return v > 0 and v & (v - 1) == 0
+
+
 def fconst(x: float, bits: int = 64) -> str:
     """An exact LLVM float constant (LLVM spells both widths as a double's bits)."""
     import struct
@@ -167,6 +176,12 @@ class ScalarOps:
             return self.emit(f"extractvalue {{{it}, i1}} {pair}, 0")
         if op in _BITS:
             return self.emit(f"{_BITS[op]} {it} {a}, {b}")
+        if op in (Op.FLOORDIV, Op.MOD) and signed and _pow2(b) and int(b) < 2 ** (bits - 1):
+            # floor division and modulo by 2**k are exactly an arithmetic shift and a mask,
+            # for either sign of a (and let LLVM see the result's range)
+            if op is Op.FLOORDIV:
+                return self.emit(f"ashr {it} {a}, {int(b).bit_length() - 1}")
+            return self.emit(f"and {it} {a}, {int(b) - 1}")
         if op in (Op.FLOORDIV, Op.MOD):
             self.deopt_if(self.emit(f"icmp eq {it} {b}, 0"), defer=False)   # guards the division
             if not signed:
