@@ -261,7 +261,7 @@ class Lowering:
         self.enter(body)
         k = self.read_name(counter, s.lineno)
         if rng is not None:
-            item = self.b.emit(Op.RANGE_ITEM, [rng[0], rng[2], k])
+            item = self.b.emit(Op.RANGE_ITEM, [rng[0], rng[1], rng[2], k])
         else:
             item = self.b.emit(Op.GETITEM, [seq, k])
         self.assign(s.target, item, None)

@@ -27,6 +27,7 @@ class Value:
     id: int
     name: str = ""               # source variable it came from, for printing and messages
     type: Type | None = None     # filled in by type inference
+    range: tuple[int, int] | None = None   # bounds of an int value (passes/ranges.py)
 
     def __repr__(self) -> str:
         return f"%{self.id}"

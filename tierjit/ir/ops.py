@@ -56,7 +56,7 @@ class Op(enum.Enum):
     SETITEM = "setitem"        # a[i, ...] = v: args = (a, i, ..., v); no result
     LEN = "len"                # len(a), as used by `for x in a`
     RANGE_LEN = "range_len"    # len(range(start, stop, step)) without the ssize_t limit
-    RANGE_ITEM = "range_item"  # start + k * step for 0 <= k < range_len: never overflows
+    RANGE_ITEM = "range_item"  # args (start, stop, step, k): start + k * step, 0 <= k < len
 
     # -- terminators: the last instruction of every block, and only there -----------------
     JUMP = "jump"              # goto targets[0] with its arguments

@@ -43,8 +43,10 @@ def _arity_error(ins) -> str | None:
         expect = (1, 0)
     elif ins.op in (Op.RAISE, Op.CONST):
         expect = (0, 0)
-    elif ins.op in (Op.RANGE_LEN, Op.RANGE_ITEM):
+    elif ins.op is Op.RANGE_LEN:
         expect = (3, 0)
+    elif ins.op is Op.RANGE_ITEM:
+        expect = (4, 0)
     if expect is not None and (n, t) != expect:
         return f"{ins.op.value} takes {expect[0]} args and {expect[1]} targets, has {n} and {t}"
     return None

@@ -11,14 +11,16 @@ import os
 
 from ..ir.nodes import Function
 from ..ir.verifier import verify
-from .fold import fold_constants
 from .dce import eliminate_dead_code
+from .fold import fold_constants
+from .ranges import compute_ranges
 
 VERIFY = os.environ.get("TIERJIT_VERIFY", "") not in ("", "0")
 
 PIPELINE = (
     fold_constants,        # evaluate ops over constants at compile time, exactly as Python
     eliminate_dead_code,   # drop instructions whose results are unused and cannot fail
+    compute_ranges,        # bounds of int values: guards native code can leave out
 )
 
 

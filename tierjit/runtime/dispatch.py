@@ -2,45 +2,85 @@
 
 A Dispatcher owns the function's untyped IR (lowered lazily, once), its specialisations —
 one per tuple of argument types — and the object users call (`entry`). A call whose
-argument types have a native specialisation goes straight into native code through the
-entry's dispatch slot; any other call lands in `Dispatcher.call` (the slow path), which
-finds or builds the specialisation for those types in the dispatcher's tier, or runs the
-original Python function when no tier can take it. The JIT never changes what the program
-computes: every failure of the compiler ends in plain CPython.
+argument types have a native specialisation installed goes straight into native code through
+the entry's dispatch slot; any other call lands in the dispatcher's slow path.
+
+The slow path depends on the tier the function was decorated with:
+
+- "auto" (the default) is adaptive. A cold function runs as the original CPython function
+  behind a call counter and a clock — no lowering, no typing, no LLVM. Once it is hot
+  (`config.hot_calls` calls, or `config.hot_seconds` spent in its cold calls) each new
+  argument-type signature is queued for the compiler thread, and the call runs on in CPython;
+  when the native code is ready the compiler thread switches the dispatch slot. Calls already
+  running finish in the code they started in.
+- "interp" builds tier 0 (Python generated from tierjit's IR) on the first call of each
+  signature; "opt" builds native code on the first call, synchronously.
+
+Deoptimisations arrive in `resume_function`: each is counted and recorded, and a specialisation
+that deoptimises `config.max_deopts` times loses its native code (the give-up event: the slot
+goes back to the slow path, which runs CPython for "auto" and tier 0 otherwise).
+
+The JIT never changes what the program computes: every failure of the compiler ends in plain
+CPython. Nothing here imports the compiler (or llvmlite, or NumPy) until a function is hot:
+decorating costs a few microseconds.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import os
-import threading
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from _thread import RLock
+from _weakref import ref as _weakref
+from collections.abc import Callable
+from time import perf_counter as _clock
+from typing import TYPE_CHECKING, Any
 
-from ..errors import Unsupported
-from ..types.infer import CallTyper, Typed, infer
-from ..types.lattice import Type, type_of_value
+from .config import config as _config
+
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from ..errors import Unsupported
+    from ..types.infer import CallTyper, Typed
+    from ..types.lattice import Type
 
 TIERS = ("auto", "interp", "opt")
 # Tests set TIERJIT_STRICT=1 so that a bug in the compiler fails loudly instead of quietly
 # running the function in a lower tier.
 STRICT = os.environ.get("TIERJIT_STRICT", "") not in ("", "0")
 
+_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+_type_of_value: Callable[[Any], Any] | None = None     # types.lattice.type_of_value, once hot
 
-@dataclass
+
 class Specialisation:
     """Code for one tuple of argument types, in every tier built so far."""
 
-    arg_types: tuple[Type, ...]
-    typed: Typed | None = None
-    tier0: Callable | None = None      # Python generated from the typed IR
-    native: Any = None                 # backends.llvm NativeCode, when compiled
-    tier: str = "python"               # highest tier it runs in: python, interp, opt
-    reason: Unsupported | None = None  # why it is not in a higher tier
-    resumes: dict = field(default_factory=dict)   # frame state -> tier-0 resume function
-    deopts: dict = field(default_factory=dict)    # frame state -> how often it deoptimised
-    core_cell: Any = None              # ctypes pointer cell: native callers call through it
+    __slots__ = ("arg_types", "typed", "tier0", "native", "tier", "reason", "resumes",
+                 "deopts", "core_cell", "requested", "built", "gave_up", "error", "installed",
+                 "deopt_count", "queued_at")
+
+    def __init__(self, arg_types: tuple[Type, ...]) -> None:
+        self.arg_types = arg_types
+        self.typed: Typed | None = None
+        self.tier0: Callable | None = None      # Python generated from the typed IR
+        self.native: Any = None                 # backends.llvm NativeCode, when compiled
+        self.tier = "python"                    # highest tier it runs in: python, interp, opt
+        self.reason: Unsupported | None = None  # why it is not in a higher tier
+        self.resumes: dict = {}                 # frame state -> tier-0 resume function
+        self.deopts: dict = {}                  # frame state -> how often it deoptimised
+        self.core_cell: Any = None              # ctypes cell: native callers call through it
+        self.requested = False                  # a build was asked for (queued or done)
+        self.built = False                      # the build finished (whatever its outcome)
+        self.gave_up: str | None = None         # why its native code is no longer used
+        self.error: BaseException | None = None  # a compiler bug met in the background
+        self.installed = False                  # its native entry is in the dispatch slot
+        self.deopt_count = 0
+        self.queued_at = 0.0
+
+    @property
+    def runs_native(self) -> bool:
+        return self.native is not None and self.gave_up is None
+
+    def __repr__(self) -> str:
+        return f"<Specialisation {_fmt_types(self.arg_types)} {self.tier}>"
 
 
 class Dispatcher:
@@ -51,36 +91,54 @@ class Dispatcher:
             raise ValueError(f"tierjit.jit: tier must be one of {', '.join(TIERS)}; "
                              f"got {tier!r}")
         self.py_func = py_func
-        self.tier = "opt" if tier == "auto" else tier
+        self.tier = tier
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
         self.__doc__ = py_func.__doc__
         self.__module__ = py_func.__module__
         self.__wrapped__ = py_func
-        self._sig = inspect.signature(py_func)
-        self._simple_sig = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty
-                               for p in self._sig.parameters.values())
+        code = py_func.__code__
+        self._nparams = code.co_argcount
+        # Plain positional parameters, no defaults: calls need no binding (the common case).
+        self._simple_sig = (not code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS)
+                            and code.co_kwonlyargcount == 0 and code.co_posonlyargcount == 0
+                            and not py_func.__defaults__)
+        self._signature = None               # inspect.Signature, only when binding is needed
         self._ir = None
         self._ir_error: Unsupported | None = None
         self.specs: dict[tuple[Type, ...], Specialisation] = {}
-        self._lock = threading.RLock()
+        self._lock = RLock()                 # held while building (never by the cold path)
+        self._ir_lock = RLock()
+        # counters (calls that reached the dispatcher: native calls are not counted)
+        self.calls = 0
+        self.cold_seconds = 0.0
+        self.hot = tier != "auto"
+        self.hot_after = 0                   # calls when it became hot
+        self._pending: set[Specialisation] = set()   # queued builds (set ops are atomic)
+        self.compiles = 0
+        self.compile_seconds = 0.0
         self.entry = _make_entry(self)
+        _register(self)
 
     # -- compilation ----------------------------------------------------------------------
     def untyped_ir(self):
         """The untyped IR, lowered on first use; raises Unsupported when it cannot be."""
         if self._ir is None and self._ir_error is None:
+            from ..errors import Unsupported
             from ..frontend import lower
-            try:
-                self._ir = lower(self.py_func)
-            except Unsupported as e:
-                self._ir_error = e
+            with self._ir_lock:
+                if self._ir is None and self._ir_error is None:
+                    try:
+                        self._ir = lower(self.py_func)
+                    except Unsupported as e:
+                        self._ir_error = e
         if self._ir_error is not None:
             raise self._ir_error
         return self._ir
 
     def infer(self, arg_types: tuple[Type, ...], typer: CallTyper | None = None) -> Typed:
         """Typed IR for arg_types (cached unless it depended on an unfinished recursion)."""
+        from ..types.infer import CallTyper, infer
         spec = self.specs.get(arg_types)
         if spec is not None and spec.typed is not None:
             return spec.typed
@@ -93,12 +151,18 @@ class Dispatcher:
         return typed
 
     def specialise(self, arg_types: tuple[Type, ...]) -> Specialisation:
-        """Build (once) the specialisation for arg_types in this dispatcher's tier."""
+        """Build (once, synchronously) the specialisation for arg_types in this dispatcher's
+        top tier: tier 0 for "interp", native code for "opt" and "auto"."""
+        from ..errors import Unsupported
         with self._lock:
             spec = self.specs.get(arg_types)
-            if spec is not None and (spec.tier != "python" or spec.reason is not None):
+            if spec is not None and (spec.built or spec.tier != "python"
+                                     or spec.reason is not None):
                 return spec
             spec = self.specs.setdefault(arg_types, Specialisation(arg_types))
+            spec.requested = True
+            start = _clock()
+            front = llvm = 0.0
             try:
                 if any(t is None for t in arg_types):
                     raise Unsupported("an argument of a type tierjit does not compile",
@@ -109,19 +173,28 @@ class Dispatcher:
                 from ..backends.pyemit import compile_tier0
                 spec.tier0 = compile_tier0(spec.typed.fn, name=self.__name__)
                 spec.tier = "interp"
-                if self.tier == "opt":
+                front = _clock() - start
+                if self.tier != "interp":
                     self._compile_native(spec)
+                    llvm = _clock() - start - front
             except Unsupported as e:
                 spec.reason = e
             except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
                 if STRICT:
+                    spec.error = e
                     raise
                 spec.reason = Unsupported("an internal compiler error", 0,
                                           f"{type(e).__name__}: {e}")
+            finally:
+                spec.built = True
+                self._compiled(spec, _clock() - start, front, llvm)
+            if spec.native is not None:
+                self._install(spec)
             return spec
 
     def _compile_native(self, spec: Specialisation) -> None:
         from ..backends.llvm import compile_native
+        from ..errors import Unsupported
         try:
             spec.native = compile_native(self, spec)
         except Unsupported as e:
@@ -134,37 +207,195 @@ class Dispatcher:
                                       f"{type(e).__name__}: {e}")
             return
         spec.tier = "opt"
-        _install(self, spec)
+
+    def _compiled(self, spec: Specialisation, seconds: float, front: float,
+                  llvm: float) -> None:
+        """Count and record one build (the compile event)."""
+        from .events import note_pause, record
+        self.compiles += 1
+        self.compile_seconds += seconds
+        detail: dict[str, Any] = {"front_ms": round(front * 1e3, 3),
+                                  "llvm_ms": round(llvm * 1e3, 3)}
+        if spec.queued_at:
+            detail["queued_ms"] = round((_clock() - spec.queued_at - seconds) * 1e3, 3)
+        if spec.reason is not None:
+            detail["reason"] = spec.reason.describe()
+        if spec.error is not None:
+            detail["error"] = f"{type(spec.error).__name__}: {spec.error}"
+        record("compile", self.__qualname__, _fmt_types(spec.arg_types), spec.tier, seconds,
+               **detail)
+        note_pause(seconds)
+
+    def _install(self, spec: Specialisation) -> None:
+        """Point the entry's dispatch slot at spec's native code (the tier-up event)."""
+        from . import shim
+        from .events import record
+        if not spec.runs_native:
+            return
+        try:
+            ok = shim.install(self.entry, spec.native.entry_address)
+        except Exception as e:       # noqa: BLE001 - no slot: the slow path still runs native
+            if STRICT:
+                raise
+            ok = False
+            record("error", self.__qualname__, _fmt_types(spec.arg_types), "opt",
+                   detail=f"slot not switched: {type(e).__name__}: {e}")
+        if ok:
+            for other in list(self.specs.values()):
+                other.installed = False
+            spec.installed = True
+        record("tier-up", self.__qualname__, _fmt_types(spec.arg_types), "opt",
+               slot="switched" if ok else "unchanged")
 
     def resume_function(self, spec: Specialisation, index: int) -> Callable:
-        """Tier-0 code that resumes at frame state `index` of spec's native code."""
+        """Tier-0 code that resumes at frame state `index` of spec's native code.
+
+        Called by native code at every failing guard (backends.llvm.codegen._resume), so
+        this is where deopts are counted, recorded and, past `config.max_deopts`, given up."""
+        self._deopted(spec, index)
         f = spec.resumes.get(index)
         if f is None:
             from ..backends.pyemit import compile_tier0
+            from .events import note_pause, record
+            start = _clock()
             fs = spec.native.frame_states[index]
             f = spec.resumes[index] = compile_tier0(spec.typed.fn, fs, name=self.__name__)
+            seconds = _clock() - start
+            record("compile", self.__qualname__, _fmt_types(spec.arg_types), "resume",
+                   seconds, frame_state=index)
+            note_pause(seconds)
         return f
+
+    # -- deoptimisation feedback ------------------------------------------------------------
+    def _deopted(self, spec: Specialisation, index: int) -> None:
+        from .events import record
+        spec.deopt_count += 1
+        record("deopt", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
+               **_frame_state_detail(spec, index))
+        if spec.gave_up is None and spec.deopt_count >= _config.max_deopts:
+            self.give_up(spec, f"{spec.deopt_count} deopts (max_deopts="
+                               f"{_config.max_deopts}); most at "
+                               f"{_describe_frame_state(spec, _most_deopts(spec))}")
+
+    def give_up(self, spec: Specialisation, why: str) -> None:
+        """Stop using spec's native code: its calls go to the slow path from now on."""
+        from . import shim
+        from .events import record
+        if spec.gave_up is not None:
+            return
+        spec.gave_up = why
+        spec.tier = "python" if self.tier == "auto" or spec.tier0 is None else "interp"
+        if spec.installed:
+            spec.installed = False
+            shim.uninstall(self.entry)
+        record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
+               reason=why)
 
     # -- calling ----------------------------------------------------------------------------
     def call(self, *args, **kwargs):
         """The slow path: every call the entry's native code does not take itself."""
-        if kwargs or not self._simple_sig:
-            try:
-                bound = self._sig.bind(*args, **kwargs)
-            except TypeError:
-                return self.py_func(*args, **kwargs)      # CPython raises the TypeError
-            bound.apply_defaults()
-            if bound.kwargs:
-                return self.py_func(*args, **kwargs)
-            args = bound.args
-        elif len(args) != len(self._sig.parameters):
-            return self.py_func(*args)
-        spec = self.specialise(tuple(type_of_value(a) for a in args))
-        if spec.native is not None:
-            return spec.native.entry_callable(*args)
+        if self.tier == "auto":
+            return self._call_auto(*args, **kwargs)
+        return self._call_now(*args, **kwargs)
+
+    def _call_auto(self, *args, **kwargs):
+        """tier="auto": count, time, and run the original function until hot."""
+        self.calls += 1
+        if not self.hot:
+            if self.calls <= _config._calls_at and self.cold_seconds < _config._seconds_at:
+                start = _clock()
+                try:
+                    return self.py_func(*args, **kwargs)
+                finally:
+                    self.cold_seconds += _clock() - start
+                    if self.cold_seconds >= _config._seconds_at:
+                        self._became_hot(args, kwargs)
+            self._became_hot(None, None)
+        if self._pending:                 # a build is on its way: don't type every call
+            return self.py_func(*args, **kwargs)
+        bound = self._positional(args, kwargs)
+        if bound is None:
+            return self.py_func(*args, **kwargs)
+        spec = self._spec_for(bound)
+        if spec is not None and spec.runs_native:
+            return spec.native.entry_callable(*bound)
+        return self.py_func(*bound)
+
+    def _call_now(self, *args, **kwargs):
+        """tier="interp" / "opt": build the call's specialisation now and run it."""
+        self.calls += 1
+        bound = self._positional(args, kwargs)
+        if bound is None:
+            return self.py_func(*args, **kwargs)
+        spec = self.specialise(tuple(_types_of(bound)))
+        if spec.runs_native:
+            return spec.native.entry_callable(*bound)
         if spec.tier0 is not None:
-            return spec.tier0(*args)
-        return self.py_func(*args)
+            return spec.tier0(*bound)
+        return self.py_func(*bound)
+
+    def _became_hot(self, args: tuple | None, kwargs: dict | None) -> None:
+        """The cold phase is over; with the call's arguments, queue its signature now."""
+        if self.hot:
+            return
+        self.hot = True
+        self.hot_after = self.calls
+        if args is not None:
+            bound = self._positional(args, kwargs or {})
+            if bound is not None:
+                self._spec_for(bound)
+
+    def _positional(self, args: tuple, kwargs: dict) -> tuple | None:
+        """The call's arguments as one positional tuple, or None when only CPython can bind
+        them (a TypeError, *args, **kwargs, keyword-only parameters)."""
+        if not kwargs and self._simple_sig:
+            return args if len(args) == self._nparams else None
+        if self._signature is None:
+            import inspect
+            self._signature = inspect.signature(self.py_func)
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError:
+            return None                  # calling py_func raises CPython's TypeError
+        bound.apply_defaults()
+        if bound.kwargs:
+            return None
+        return bound.args
+
+    def _spec_for(self, args: tuple) -> Specialisation | None:
+        """The specialisation for these arguments' types; requests its build when new."""
+        key = tuple(_types_of(args))
+        spec = self.specs.get(key)
+        if spec is not None and spec.requested:
+            if spec.error is not None and STRICT:
+                raise RuntimeError(f"tierjit: compiling {self.__qualname__}"
+                                   f"{_fmt_types(key)} failed") from spec.error
+            return spec
+        if spec is None and len(self.specs) >= _config.max_specialisations:
+            return None
+        spec = self.specs.setdefault(key, Specialisation(key))
+        if spec.requested:
+            return spec
+        spec.requested = True
+        from . import compiler
+        if _config.background and not compiler.get_compiler().is_compiler_thread():
+            spec.queued_at = _clock()
+            self._pending.add(spec)
+            if not compiler.get_compiler().submit(_Build(self, spec)):
+                self._pending.discard(spec)
+            from .events import note_pause
+            note_pause(_clock() - spec.queued_at)
+        else:
+            self.specialise(key)
+        return spec
+
+    def _build_in_background(self, spec: Specialisation) -> None:
+        try:
+            self.specialise(spec.arg_types)
+        except Exception as e:        # noqa: BLE001 - STRICT: raised again by the next call
+            spec.error = spec.error or e
+        finally:
+            self._pending.discard(spec)
 
     # -- introspection ----------------------------------------------------------------------
     def latest(self) -> Specialisation | None:
@@ -173,6 +404,7 @@ class Dispatcher:
     def inspect(self, stage: str = "ir") -> str:
         """Text of one compiler stage for the latest specialisation:
         "ir", "typed", "opt", "py", "llvm" or "asm"."""
+        from ..errors import Unsupported
         from ..ir.printer import format_function
         stages = ("ir", "typed", "opt", "py", "llvm", "asm")
         if stage not in stages:
@@ -188,9 +420,12 @@ class Dispatcher:
             raise ValueError(f"inspect({stage!r}): {self.__name__} has not been called yet, "
                              "so it has no specialisation")
         if spec.typed is None:
+            why = spec.reason if spec.reason is not None else \
+                "it has not been compiled yet (still cold, or queued)"
             raise ValueError(f"inspect({stage!r}): no typed IR for {self.__name__}"
-                             f"{_fmt_types(spec.arg_types)}: {spec.reason}")
+                             f"{_fmt_types(spec.arg_types)}: {why}")
         if stage == "typed":
+            from ..types.infer import infer
             return format_function(infer(self.untyped_ir(), spec.arg_types).fn)
         if stage == "opt":
             return format_function(spec.typed.fn)
@@ -202,57 +437,145 @@ class Dispatcher:
         return spec.native.llvm_text if stage == "llvm" else spec.native.asm
 
     def explain(self) -> str:
+        from ..errors import Unsupported
         lines = [f"{self.__qualname__} (tier={self.tier}):"]
         try:
             self.untyped_ir()
         except Unsupported as e:
             lines.append(f"  runs as plain CPython: {e.describe()}")
             return "\n".join(lines)
-        if not self.specs:
+        if self.tier == "auto":
+            lines.append("  " + self._explain_heat())
+        elif not self.specs:
             lines.append("  compiles on its first call (no specialisation yet)")
-        for spec in self.specs.values():
+        for spec in list(self.specs.values()):
+            if not spec.requested:
+                continue                # typed for a caller only
             head = f"  {self.__name__}{_fmt_types(spec.arg_types)}: {spec.tier}"
-            if spec.reason is not None:
+            if spec.gave_up is not None:
+                head += f" — native code dropped after {spec.gave_up}"
+            elif spec.reason is not None:
                 head += f" — not in a higher tier because {spec.reason.describe()}"
+            elif not spec.built:
+                head += " — compiling in the background"
+            elif spec.deopt_count:
+                head += f" ({spec.deopt_count} deopts)"
             lines.append(head)
+        if self.tier == "auto" and self.hot and len(self.specs) >= _config.max_specialisations:
+            lines.append(f"  further argument types run as CPython: max_specialisations="
+                         f"{_config.max_specialisations} reached")
         return "\n".join(lines)
+
+    def _explain_heat(self) -> str:
+        rule = _hot_rule()
+        if self.hot:
+            return (f"hot after {self.hot_after} calls and {self.cold_seconds * 1e3:.2f} ms "
+                    f"as CPython ({rule})")
+        if not self.calls:
+            return f"not called yet: its first calls run as CPython until it is hot ({rule})"
+        return (f"cold: {self.calls} calls, {self.cold_seconds * 1e3:.2f} ms as CPython; "
+                f"compiles when hot ({rule})")
+
+    def counters(self) -> dict[str, Any]:
+        """Per-function counters, as `tierjit.stats()` reports them."""
+        specs = [s for s in list(self.specs.values()) if s.requested]
+        return {
+            "tier": self.tier,
+            "calls": self.calls,
+            "cold_seconds": self.cold_seconds,
+            "hot": self.hot,
+            "compiles": self.compiles,
+            "compile_seconds": self.compile_seconds,
+            "deopts": sum(s.deopt_count for s in specs),
+            "specialisations": {_fmt_types(s.arg_types): {
+                "tier": s.tier, "deopts": s.deopt_count, "installed": s.installed,
+                "gave_up": s.gave_up,
+                "reason": None if s.reason is None else s.reason.describe()} for s in specs},
+        }
 
     def __repr__(self) -> str:
         return f"<tierjit dispatcher {self.__qualname__}>"
+
+
+class _Build:
+    """A compiler-thread job: build one specialisation (named for the error event)."""
+
+    __slots__ = ("dispatcher", "spec", "__qualname__")
+
+    def __init__(self, dispatcher: Dispatcher, spec: Specialisation) -> None:
+        self.dispatcher, self.spec = dispatcher, spec
+        self.__qualname__ = dispatcher.__qualname__
+
+    def __call__(self) -> None:
+        self.dispatcher._build_in_background(self.spec)
+
+
+def _types_of(args: tuple):
+    global _type_of_value
+    if _type_of_value is None:
+        from ..types.lattice import type_of_value
+        _type_of_value = type_of_value
+    return map(_type_of_value, args)
+
+
+def _hot_rule() -> str:
+    parts = []
+    if _config.hot_calls is not None:
+        parts.append(f"{_config.hot_calls} calls")
+    if _config.hot_seconds is not None:
+        parts.append(f"{_config.hot_seconds * 1e3:g} ms")
+    return "hot at " + " or ".join(parts) if parts else "never hot: config says never"
 
 
 def _fmt_types(types) -> str:
     return "(" + ", ".join("?" if t is None else str(t) for t in types) + ")"
 
 
-def _make_entry(d: Dispatcher):
-    """The object users call. Native entry objects come from runtime.entry when available."""
+def _most_deopts(spec: Specialisation) -> int:
+    return max(spec.deopts, key=spec.deopts.get) if spec.deopts else -1
+
+
+def _frame_state_detail(spec: Specialisation, index: int) -> dict[str, Any]:
+    """Where a deopt resumed: frame state number, block, instruction, source line, op."""
+    detail: dict[str, Any] = {"frame_state": index}
     try:
-        from . import entry as _entry
-    except ImportError:
-        _entry = None
-    if _entry is not None and getattr(_entry, "AVAILABLE", True):
-        try:
-            return _entry.make_entry(d, d.call)
-        except Exception:      # noqa: BLE001 - no native entry here: a Python one works
-            if STRICT:
-                raise
+        fs = spec.native.frame_states[index]
+        block = spec.typed.fn.blocks[fs.block]
+        detail.update(block=fs.block, index=fs.index, live=len(fs.live))
+        if fs.index < len(block.instrs):
+            ins = block.instrs[fs.index]
+            detail.update(line=ins.line, op=ins.op.value)
+    except (AttributeError, IndexError, TypeError):
+        pass
+    return detail
+
+
+def _describe_frame_state(spec: Specialisation, index: int) -> str:
+    d = _frame_state_detail(spec, index)
+    where = f"line {d['line']} ({d['op']})" if "line" in d else "an unknown place"
+    return f"{where}, frame state {index}"
+
+
+# -- the object users call ----------------------------------------------------------------------
+
+def _make_entry(d: Dispatcher):
+    """The object users call: a shim (runtime.shim) that becomes a native entry in place
+    when the first native code is installed; a Python wrapper where that cannot work."""
+    fallback = d._call_auto if d.tier == "auto" else d._call_now
+    from . import entry as _entry
+    from . import shim
+    if _entry.AVAILABLE and shim.LAYOUT_OK:
+        return shim.make_shim(d, fallback)
+
+    import functools
 
     @functools.wraps(d.py_func)
     def call(*args, **kwargs):
-        return d.call(*args, **kwargs)
+        return fallback(*args, **kwargs)
 
     call.__tierjit_dispatcher__ = d
     call.inspect = d.inspect
     return call
-
-
-def _install(d: Dispatcher, spec: Specialisation) -> None:
-    """Point the entry's dispatch slot at spec's native entry."""
-    from . import entry as _entry
-    if hasattr(d.entry, "__tierjit_dispatcher__") and not _entry.is_entry(d.entry):
-        return
-    _entry.set_slot(d.entry, spec.native.entry_address)
 
 
 def dispatcher_of(obj) -> Dispatcher | None:
@@ -264,3 +587,18 @@ def dispatcher_of(obj) -> Dispatcher | None:
     except Exception:          # noqa: BLE001 - any object may be asked
         return None
     return d if isinstance(d, Dispatcher) else None
+
+
+# -- every dispatcher, for tierjit.stats() -------------------------------------------------------
+
+_registry: dict[int, Any] = {}
+
+
+def _register(d: Dispatcher) -> None:
+    key = id(d)
+    _registry[key] = _weakref(d, lambda _, key=key: _registry.pop(key, None))
+
+
+def dispatchers() -> list[Dispatcher]:
+    """The live dispatchers, oldest first."""
+    return [d for d in (r() for r in list(_registry.values())) if d is not None]

@@ -16,7 +16,8 @@ from .lltypes import Kind, kind, ll
 class ArrayOps:
     """Mixed into FunctionCodegen."""
 
-    def element_pointer(self, arr: str, t: ArrayT, idx: list[str], its: list[Type]) -> str:
+    def element_pointer(self, arr: str, t: ArrayT, idx: list[str], its: list[Type],
+                        nonneg: list[bool] | None = None) -> str:
         """Address of a[idx...], Python's negative indices included; out of bounds, tier 0
         raises the IndexError. The check guards the access, so it is never deferred
         (loading from a dummy address instead and deferring the check measured slower:
@@ -27,9 +28,12 @@ class ArrayOps:
         for d, (i, it) in enumerate(zip(idx, its)):
             i = self.index_i64(i, it)
             n = self.emit(f"extractvalue {ty} {arr}, 1, {d}")
-            neg = self.emit(f"icmp slt i64 {i}, 0")
-            wrapped = self.emit(f"add i64 {i}, {n}")
-            j = self.emit(f"select i1 {neg}, i64 {wrapped}, i64 {i}")
+            if nonneg and nonneg[d]:
+                j = i                      # never negative (value ranges): no wrap-around
+            else:
+                neg = self.emit(f"icmp slt i64 {i}, 0")
+                wrapped = self.emit(f"add i64 {i}, {n}")
+                j = self.emit(f"select i1 {neg}, i64 {wrapped}, i64 {i}")
             ok = self.emit(f"and i1 {ok}, {self.emit(f'icmp ult i64 {j}, {n}')}")
             if t.layout == "C":
                 offset = j if offset is None else \
@@ -62,10 +66,11 @@ class ArrayOps:
             return i
         return self.to_kind(i, k, Kind("int", 64))
 
-    def getitem(self, arr: str, t: Type, idx: list[str], its: list[Type]) -> str | None:
+    def getitem(self, arr: str, t: Type, idx: list[str], its: list[Type],
+                nonneg: list[bool] | None = None) -> str | None:
         if not isinstance(t, ArrayT) or len(idx) != t.ndim:
             return None
-        p = self.element_pointer(arr, t, idx, its)
+        p = self.element_pointer(arr, t, idx, its, nonneg)
         mt = self.mem_type(t)
         v = self.emit(f"load {mt}, ptr {p}, align {min(self.itemsize(t), 8)}")
         if kind(t.scalar).cls == "bool":
@@ -73,11 +78,11 @@ class ArrayOps:
         return v
 
     def setitem(self, arr: str, t: Type, idx: list[str], its: list[Type], v: str,
-                vt: Type) -> None:
+                vt: Type, nonneg: list[bool] | None = None) -> None:
         if not isinstance(t, ArrayT) or not isinstance(vt, Scalar):
             raise Unsupported(f"item assignment to {t} of {vt} in native code")
         x = self.store_value(v, kind(vt), kind(t.scalar), vt)
-        p = self.element_pointer(arr, t, idx, its)
+        p = self.element_pointer(arr, t, idx, its, nonneg)
         mt = self.mem_type(t)
         if kind(t.scalar).cls == "bool":
             x = self.emit(f"zext i1 {x} to i8")

@@ -33,7 +33,8 @@ from ...ir.liveness import FrameStates
 from ...ir.verifier import reverse_postorder
 from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import BINARY_OPS, COMPARE_OPS, Op
-from ...types.lattice import ArrayT, Scalar, TupleT, Type, UnionT, members
+from ...passes.ranges import I64, arith, within_i64
+from ...types.lattice import BOOL, INT, ArrayT, Scalar, TupleT, Type, UnionT, members
 from .arrays import ArrayOps
 from .boxing import Boxing
 from .helpers import HELPERS, NEEDS
@@ -113,6 +114,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.ended_region = False
         self.uses_owned = False
         self.pending: str | None = None      # deferred guard condition (see deopt_if)
+        self.pending_nan: str | None = None  # deferred non-finite check (defer_non_finite)
         self.pending_fs: int | None = None
         self.strict_floats = False           # Python float ops also guard non-finite results
         self.writes_arrays = any(i.op is Op.SETITEM for b in self.fn.blocks for i in b.instrs)
@@ -170,6 +172,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         if self.pending_fs is not None and self.pending_fs != self.cur_fs:
             self.flush()
         if defer:
+            self.pending_fs = self.cur_fs
             self.pending = cond if self.pending is None else \
                 self.emit(f"or i1 {self.pending}, {cond}")
             self.pending_fs = self.cur_fs
@@ -177,7 +180,24 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.flush()
         self.branch_to_deopt(cond)
 
+    def defer_non_finite(self, x: str, ll_type: str) -> None:
+        """Deoptimise (deferred) if x is inf or NaN: x - x is 0.0 for finite x and NaN
+        otherwise; the differences are summed and the sum is tested once, at the flush."""
+        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
+            self.flush()
+        d = self.emit(f"fsub {ll_type} {x}, {x}")
+        if ll_type == "float":
+            d = self.emit(f"fpext float {d} to double")
+        self.pending_nan = d if self.pending_nan is None else \
+            self.emit(f"fadd double {self.pending_nan}, {d}")
+        self.pending_fs = self.cur_fs
+
     def flush(self) -> None:
+        if self.pending_nan is not None:
+            nan = self.emit(f"fcmp uno double {self.pending_nan}, 0.0")
+            self.pending_nan = None
+            self.pending = nan if self.pending is None else \
+                self.emit(f"or i1 {self.pending}, {nan}")
         if self.pending is not None:
             cond, fs = self.pending, self.cur_fs
             self.pending = None
@@ -310,7 +330,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
                 if self.ended_region:
                     region = i + 1
         self.cur_fs = None
-        assert self.pending is None, "a guard was left pending past a terminator"
+        assert self.pending is None and self.pending_nan is None, \
+            "a guard was left pending past a terminator"
         self.emit_deopt_blocks()
         self.insert_phis()
         body = []
@@ -398,7 +419,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
                 return r
             return self.pycall(b, i, ins, a, ts, rt)
         if op is Op.SETITEM:
-            self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1])
+            self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1],
+                         _nonneg(ins.args[1:-1]))
             return None
         r = self.native(ins, a, ts, rt)
         if r is not None:
@@ -408,7 +430,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
     def lower_one(self, ins: Instr, a: list[str], ts: list[Type], rt: Type | None) -> str | None:
         """Native code for one op on non-union types; "" for a SETITEM done, None if not."""
         if ins.op is Op.SETITEM:
-            self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1])
+            self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1],
+                         _nonneg(ins.args[1:-1]))
             return ""
         return self.native(ins, a, ts, rt)
 
@@ -416,6 +439,11 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         """The op in native code, or None to call into Python for it."""
         op = ins.op
         scalars = all(isinstance(t, Scalar) for t in ts) and isinstance(rt, Scalar)
+        if op in (Op.ADD, Op.SUB, Op.MUL) and rt == INT and all(t in (INT, BOOL) for t in ts) \
+                and within_i64(arith(op, *(x.range or I64 for x in ins.args))):
+            # the value ranges show it cannot overflow: no guard
+            x, y = (self.to_i64(v, t) for v, t in zip(a, ts))
+            return self.emit(f"{op.value} nsw i64 {x}, {y}")
         if op in BINARY_OPS or op in COMPARE_OPS:
             return self.binary(op, a[0], ts[0], a[1], ts[1], rt) if scalars else None
         if op in (Op.NEG, Op.POS, Op.INVERT):
@@ -448,7 +476,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
                 return None
             return self.emit(f"extractvalue {ll(ts[0])} {a[0]}, {ins.attr % len(ts[0].items)}")
         if op is Op.GETITEM:
-            return self.getitem(a[0], ts[0], a[1:], ts[1:])
+            return self.getitem(a[0], ts[0], a[1:], ts[1:], _nonneg(ins.args[1:]))
         if op is Op.LEN:
             if isinstance(ts[0], TupleT):
                 return str(len(ts[0].items))
@@ -458,7 +486,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         if op is Op.RANGE_LEN:
             return self.range_len(*(self.to_i64(x, t) for x, t in zip(a, ts)))
         if op is Op.RANGE_ITEM:
-            s, st, k = (self.to_i64(x, t) for x, t in zip(a, ts))
+            s, _, st, k = (self.to_i64(x, t) for x, t in zip(a, ts))
             return self.emit(f"add i64 {s}, {self.emit(f'mul i64 {k}, {st}')}")
         if op is Op.CALL_BUILTIN:
             return self.builtin(ins.attr, a, ts, rt)
@@ -773,7 +801,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         from ...types.rules import result_type
         texts, results = set(), []
         saved = (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-                 self.pending, self.pending_fs)
+                 self.pending, self.pending_nan, self.pending_fs)
         try:
             for combo in combos:
                 crt = result_type(ins.op, list(combo), ins.attr, _no_callee)
@@ -781,7 +809,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
                     return False, None, None
                 self.lines, self.tmp, self.labels = [], itertools.count(), itertools.count()
                 self.deopt_sites = {k: list(v) for k, v in saved[4].items()}
-                self.pending, self.pending_fs = None, None
+                self.pending, self.pending_nan, self.pending_fs = None, None, None
                 r = self.lower_one(ins, payloads, list(combo), crt)
                 if r is None:
                     return False, None, None
@@ -791,8 +819,13 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             return False, None, None
         finally:
             (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-             self.pending, self.pending_fs) = saved
+             self.pending, self.pending_nan, self.pending_fs) = saved
         return len(texts) == 1, None, results
+
+
+def _nonneg(values: list[Value]) -> list[bool]:
+    """Which indices are never negative (passes/ranges.py), so need no wrap-around."""
+    return [v.range is not None and v.range[0] >= 0 for v in values]
 
 
 def _no_callee(*_):

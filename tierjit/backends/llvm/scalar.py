@@ -138,9 +138,7 @@ class ScalarOps:
         return self.emit(f"or i1 {a}, {b}")
 
     def deopt_unless_finite(self, x: str, k: Kind) -> None:
-        f = k.ll
-        ax = self.emit(f"call {f} @llvm.fabs.{'f64' if k.bits == 64 else 'f32'}({f} {x})")
-        self.deopt_unless(self.emit(f"fcmp olt {f} {ax}, {fconst(float('inf'))}"))
+        self.defer_non_finite(x, k.ll)
 
     # -- binary operators -----------------------------------------------------------------
     def binary(self, op: Op, a: str, ta: Scalar, b: str, tb: Scalar, tr: Scalar) -> str | None:

@@ -102,7 +102,7 @@ class _Emitter:
         if op is Op.RANGE_LEN:
             return f"{self.name_for(range_len, 'range_len')}({', '.join(a)})"
         if op is Op.RANGE_ITEM:
-            return f"{a[0]} + {a[2]} * {a[1]}"
+            return f"{a[0]} + {a[3]} * {a[2]}"
         raise AssertionError(f"pyemit: no expression for {op}")
 
     # -- statements -------------------------------------------------------------------

@@ -1,0 +1,65 @@
+"""Value ranges (passes/ranges.py): bounds that native code relies on to drop guards."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tierjit
+from tierjit.ir.ops import Op
+from tierjit.passes.ranges import I64, arith, within_i64
+from tierjit.runtime.dispatch import dispatcher_of
+from tierjit.types.lattice import type_of_value
+
+
+def strided_sum(a):
+    n = a.shape[0]
+    s = 0.0
+    for i in range(n // 3):
+        s += a[3 * i + 2]
+    return s
+
+
+def counter(n):
+    k = 0
+    while k < n:
+        k += 1
+    return k
+
+
+def _ranges_by_op(fn, *args):
+    d = dispatcher_of(tierjit.jit(fn))
+    spec = d.specialise(tuple(type_of_value(a) for a in args))
+    assert spec.typed is not None, spec.reason
+    return [(ins.op, ins.result.range) for b in spec.typed.fn.blocks for ins in b.instrs
+            if ins.result is not None and ins.result.range is not None]
+
+
+def test_array_index_arithmetic_is_bounded_by_the_array_size():
+    ranges = _ranges_by_op(strided_sum, np.zeros(9))
+    limit = (2 ** 63 - 1) // 8                       # float64 items in under 2**63 bytes
+    items = [r for op, r in ranges if op is Op.RANGE_ITEM]
+    assert items and all(r[0] == 0 and r[1] <= limit for r in items)
+    adds = [r for op, r in ranges if op is Op.ADD]
+    assert any(r[0] == 2 and r[1] < 2 ** 63 - 1 for r in adds)   # 3 * i + 2: no overflow
+
+
+def test_loop_carried_ints_widen_to_the_i64_limit():
+    ranges = _ranges_by_op(counter, 5)
+    adds = [r for op, r in ranges if op is Op.ADD]
+    assert adds and all(r[1] == I64[1] for r in adds)     # k += 1 keeps its overflow guard
+
+
+def test_arith_bounds():
+    assert arith(Op.MUL, (0, 10), (3, 3)) == (0, 30)
+    assert arith(Op.SUB, (0, 5), (1, 2)) == (-2, 4)
+    assert arith(Op.MOD, I64, (7, 7)) == (0, 6)
+    assert not within_i64(arith(Op.ADD, I64, (1, 1)))
+    assert within_i64(arith(Op.ADD, (0, 2 ** 60), (0, 2)))
+
+
+def test_guard_free_arithmetic_stays_exact_at_the_edges():
+    f = tierjit.jit(strided_sum)
+    a = np.arange(12.0)
+    assert f(a) == strided_sum(a) and type(f(a)) is type(strided_sum(a))
+    g = tierjit.jit(counter)
+    assert g(10) == 10

@@ -1,0 +1,146 @@
+"""Value ranges: interval analysis over the int values of typed IR.
+
+Each int value gets `Value.range = (lo, hi)`, bounds it provably stays within when the code
+runs natively (as an i64). The facts come from constants, loop variables of `range(...)`
+(between start and stop), lengths and shapes of arrays (NumPy keeps an array under 2**63
+bytes, so a dimension of float64 items is below 2**60), and interval arithmetic. Native code
+uses them to drop overflow guards that cannot fail (`3 * i + 2` for an index `i` of an
+array) and Python's negative-index handling where an index is never negative.
+
+Loops are handled by iterating to a fixpoint, widening a block parameter's bound to the
+i64 limit as soon as it grows a second time.
+"""
+
+from __future__ import annotations
+
+from ..ir.nodes import Function, Value
+from ..ir.ops import Op
+from ..ir.verifier import reverse_postorder
+from ..types.lattice import ArrayT, Scalar, TupleT
+
+I64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def _is_int(v: Value) -> bool:
+    return isinstance(v.type, Scalar) and v.type.py in (int, bool)
+
+
+def max_dim(t: ArrayT) -> int:
+    import numpy as np
+    return (2 ** 63 - 1) // np.dtype(t.dtype).itemsize
+
+
+def clamp(lo: int, hi: int) -> tuple[int, int]:
+    return max(lo, I64[0]), min(hi, I64[1])
+
+
+def arith(op: Op, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int] | None:
+    """Exact bounds of a op b (Python ints: may exceed i64), or None when unknown."""
+    if op is Op.ADD:
+        return a[0] + b[0], a[1] + b[1]
+    if op is Op.SUB:
+        return a[0] - b[1], a[1] - b[0]
+    if op is Op.MUL:
+        ps = [x * y for x in a for y in b]
+        return min(ps), max(ps)
+    if op is Op.MOD and b[0] > 0:
+        return 0, b[1] - 1
+    if op is Op.FLOORDIV and b[0] > 0 and a[0] >= 0:
+        return 0, a[1] // b[0]
+    if op is Op.BITAND and (a[0] >= 0 or b[0] >= 0):
+        return 0, min(x[1] for x in (a, b) if x[0] >= 0)
+    return None
+
+
+def within_i64(r: tuple[int, int] | None) -> bool:
+    return r is not None and I64[0] <= r[0] and r[1] <= I64[1]
+
+
+def compute_ranges(fn: Function) -> Function:
+    shapes: dict[Value, list[tuple[int, int]]] = {}     # tuple values of array shapes
+    grown: dict[Value, int] = {}
+    for v in fn.values():
+        v.range = None
+    for p in fn.entry.params:
+        if _is_int(p):
+            p.range = I64 if p.type.py is int else (0, 1)
+    order = reverse_postorder(fn)
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            for ins in b.instrs:
+                r = _transfer(ins, shapes)
+                if ins.result is not None and r is not None and ins.result.range != r:
+                    ins.result.range, changed = r, True
+                for e in ins.targets:
+                    for p, a in zip(e.block.params, e.args):
+                        if not _is_int(p):
+                            continue
+                        new = _join(p.range, _rng(a))
+                        if new != p.range:
+                            grown[p] = grown.get(p, 0) + 1
+                            if grown[p] > 2:          # widen: the bound keeps moving
+                                new = (I64[0] if p.range and new[0] < p.range[0] else new[0],
+                                       I64[1] if p.range and new[1] > p.range[1] else new[1])
+                            p.range, changed = new, True
+    for v in fn.values():
+        if v.range is None and _is_int(v):
+            v.range = I64
+    return fn
+
+
+def _join(a, b):
+    if a is None:
+        return b
+    return min(a[0], b[0]), max(a[1], b[1])
+
+
+def _rng(v: Value) -> tuple[int, int]:
+    if v.range is not None:
+        return v.range
+    return (0, 1) if isinstance(v.type, Scalar) and v.type.py is bool else I64
+
+
+def _transfer(ins, shapes) -> tuple[int, int] | None:
+    op, args = ins.op, ins.args
+    res = ins.result
+    if op is Op.GETATTR and isinstance(args[0].type, ArrayT):
+        t = args[0].type
+        if ins.attr == "shape":
+            shapes[res] = [(0, max_dim(t))] * t.ndim
+            return None
+        if ins.attr == "size":
+            return 0, max_dim(t)
+        if ins.attr == "ndim":
+            return t.ndim, t.ndim
+    if res is None or not _is_int(res):
+        return None
+    if op is Op.CONST:
+        return int(ins.attr), int(ins.attr)
+    if op in (Op.TUPLE_GET, Op.GETITEM) and args[0] in shapes:
+        i = ins.attr[0] if op is Op.TUPLE_GET else ins.attr
+        if i is not None:
+            return shapes[args[0]][i]
+    if op is Op.LEN:
+        t = args[0].type
+        if isinstance(t, ArrayT):
+            return 0, max_dim(t)
+        if isinstance(t, TupleT):
+            return len(t.items), len(t.items)
+    if op is Op.CALL_BUILTIN and ins.attr == "len" and isinstance(args[0].type, ArrayT):
+        return 0, max_dim(args[0].type)
+    if op is Op.RANGE_LEN:
+        return 0, I64[1]
+    if op is Op.RANGE_ITEM:
+        start, stop, step = (_rng(a) for a in args[:3])
+        if step[0] > 0:
+            return start[0], max(start[0], stop[1] - 1)
+        if step[1] < 0:
+            return min(start[1], stop[0] + 1), start[1]
+        return I64
+    if op in (Op.ADD, Op.SUB, Op.MUL, Op.MOD, Op.FLOORDIV, Op.BITAND) and \
+            all(_is_int(a) for a in args):
+        r = arith(op, _rng(args[0]), _rng(args[1]))
+        return clamp(*r) if r is not None else I64
+    return I64

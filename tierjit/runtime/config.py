@@ -1,0 +1,158 @@
+"""tierjit.config: the tiering policy's knobs, typed, with TIERJIT_* environment defaults.
+
+    import tierjit
+    tierjit.config.hot_calls = 50            # compile after 50 calls instead of 1000
+    with tierjit.config.override(hot_calls=0, background=False):
+        ...                                  # compile on the first call, in the calling thread
+
+Environment variables (read once, when this module is first imported; a bad value is reported
+with a warning and the default is kept):
+
+    TIERJIT_HOT_CALLS=N|never     calls after which a function is hot (default 1000)
+    TIERJIT_HOT_MS=T|never        milliseconds spent in a function's cold calls after which it
+                                  is hot (default 5)
+    TIERJIT_BACKGROUND=1|0        compile on the compiler thread (default) or in the caller
+    TIERJIT_MAX_DEOPTS=K          deopts after which a specialisation's native code is dropped
+                                  (default 100)
+    TIERJIT_MAX_SPECIALISATIONS=N type specialisations per function (default 8)
+    TIERJIT_LOG=1                 print one line per event (compile, tier-up, deopt, give-up)
+                                  to stderr as it happens
+
+Only `tier="auto"` functions (the default) use the thresholds; "interp" and "opt" build their
+tier on the first call of each argument-type signature.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_INF = float("inf")
+
+_FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log")
+
+
+class Config:
+    """The tiering knobs. Assignment checks the type, so a typo fails where it is made.
+
+    hot_calls: int | None       a tier="auto" function is hot once it has been called this
+                                many times (None: never by count). 0 compiles on the first call.
+    hot_seconds: float | None   ... or once its cold calls have taken this long in total (None:
+                                never by time). Together they are the ski-rental rule: run as
+                                CPython until waiting has cost about what compiling would.
+    background: bool            hot code is compiled on the compiler thread while the program
+                                runs on (True), or by the call that found it hot (False).
+    max_deopts: int             after this many deopts a specialisation's native code is no
+                                longer used (the give-up event; `explain` says why).
+    max_specialisations: int    argument-type signatures compiled per function; calls with
+                                further signatures run as CPython.
+    log: bool                   print every event to stderr as it happens.
+    """
+
+    __slots__ = _FIELDS + ("_calls_at", "_seconds_at")
+
+    hot_calls: int | None
+    hot_seconds: float | None
+    background: bool
+    max_deopts: int
+    max_specialisations: int
+    log: bool
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        set_ = object.__setattr__
+        set_(self, "_calls_at", 1000.0)
+        set_(self, "_seconds_at", 0.005)
+        self.hot_calls = 1000
+        self.hot_seconds = 0.005
+        self.background = True
+        self.max_deopts = 100
+        self.max_specialisations = 8
+        self.log = False
+        if env is not None:
+            self._read_env(env)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name not in _FIELDS:
+            raise AttributeError(f"tierjit.config has no setting {name!r}; "
+                                 f"the settings are {', '.join(_FIELDS)}")
+        if name in ("background", "log"):
+            if not isinstance(value, bool):
+                raise TypeError(f"tierjit.config.{name} must be a bool, got {value!r}")
+        elif name in ("hot_calls", "max_deopts", "max_specialisations"):
+            if value is None and name == "hot_calls":
+                pass
+            elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                extra = " or None (never)" if name == "hot_calls" else ""
+                raise TypeError(f"tierjit.config.{name} must be an int >= 0{extra}, "
+                                f"got {value!r}")
+        elif name == "hot_seconds":
+            if value is not None and (isinstance(value, bool) or
+                                      not isinstance(value, int | float) or value < 0):
+                raise TypeError(f"tierjit.config.hot_seconds must be a number >= 0 or None "
+                                f"(never), got {value!r}")
+            value = None if value is None else float(value)
+        object.__setattr__(self, name, value)
+        # The dispatcher's cold path compares against these, one attribute read per call.
+        if name == "hot_calls":
+            object.__setattr__(self, "_calls_at", _INF if value is None else float(value))
+        elif name == "hot_seconds":
+            object.__setattr__(self, "_seconds_at", _INF if value is None else value)
+
+    def as_dict(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    @contextmanager
+    def override(self, **settings: object) -> Iterator[Config]:
+        """Change some settings for the duration of a `with` block (tests, benchmarks)."""
+        saved = self.as_dict()
+        try:
+            for name, value in settings.items():
+                setattr(self, name, value)
+            yield self
+        finally:
+            for name, value in saved.items():
+                setattr(self, name, value)
+
+    def __repr__(self) -> str:
+        return "tierjit.config(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
+
+    # -- environment ------------------------------------------------------------------------
+    def _read_env(self, env: dict[str, str]) -> None:
+        parsers = {
+            "TIERJIT_HOT_CALLS": ("hot_calls", _int_or_never),
+            "TIERJIT_HOT_MS": ("hot_seconds", _ms_or_never),
+            "TIERJIT_BACKGROUND": ("background", _flag),
+            "TIERJIT_MAX_DEOPTS": ("max_deopts", int),
+            "TIERJIT_MAX_SPECIALISATIONS": ("max_specialisations", int),
+            "TIERJIT_LOG": ("log", _flag),
+        }
+        for var, (name, parse) in parsers.items():
+            text = env.get(var)
+            if text is None or text == "":
+                continue
+            try:
+                setattr(self, name, parse(text.strip()))
+            except (TypeError, ValueError) as e:
+                import warnings
+                warnings.warn(f"{var}={text!r} ignored ({e}); keeping {name}="
+                              f"{getattr(self, name)!r}", RuntimeWarning, stacklevel=2)
+
+
+def _int_or_never(text: str) -> int | None:
+    return None if text.lower() == "never" else int(text)
+
+
+def _ms_or_never(text: str) -> float | None:
+    return None if text.lower() == "never" else float(text) / 1000.0
+
+
+def _flag(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected 1 or 0")
+
+
+config = Config(dict(os.environ))

@@ -1,0 +1,123 @@
+"""Events: what the JIT did and when — compiles, tier-ups, deopts, give-ups — as a log.
+
+Analogue: the JVM's -XX:+PrintCompilation and V8's --trace-opt / --trace-deopt, kept in memory
+so that `tierjit.stats()` can return them and tests can assert on them. `TIERJIT_LOG=1` (or
+`tierjit.config.log = True`) also prints one line per event to stderr as it happens.
+
+The log is bounded (the newest MAX_EVENTS are kept) so a program that deoptimises millions of
+times does not grow without limit; counters in the dispatchers keep the totals.
+
+Main-thread pauses: JIT work done by a thread other than the compiler thread (a synchronous
+compile, building a resume function at a deopt, queueing a compile) is a pause of that thread;
+`note_pause` keeps the longest and the total. Waiting for the GIL while the compiler thread runs
+Python is not seen here — bench/tiering.py measures pauses from the outside.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections import deque
+from typing import Any, Literal, TypedDict
+
+from .config import config
+
+Kind = Literal["compile", "tier-up", "deopt", "give-up", "recompile", "error"]
+MAX_EVENTS = 10_000
+COMPILER_THREAD = "tierjit-compiler"
+
+_T0 = time.perf_counter()
+
+
+class EventDict(TypedDict):
+    """One event as `tierjit.stats()["events"]` returns it."""
+
+    seq: int
+    time: float            # seconds since tierjit's runtime was loaded
+    kind: str
+    function: str          # qualified name
+    types: str             # the specialisation's argument types, "(int, float)"
+    tier: str              # the tier the event is about: "opt", "interp", "python", "resume"
+    thread: str            # name of the thread that did the work
+    seconds: float         # how long the work took (0 for instantaneous events)
+    detail: dict[str, Any]
+
+
+class Event:
+    """One thing the JIT did: analogous to a line of -XX:+PrintCompilation output."""
+
+    __slots__ = ("seq", "time", "kind", "function", "types", "tier", "thread", "seconds",
+                 "detail")
+
+    def __init__(self, kind: str, function: str, types: str, tier: str, seconds: float,
+                 detail: dict[str, Any]) -> None:
+        import threading
+        self.seq = next(_seq)
+        self.time = time.perf_counter() - _T0
+        self.kind, self.function, self.types, self.tier = kind, function, types, tier
+        self.thread = threading.current_thread().name
+        self.seconds, self.detail = seconds, detail
+
+    def as_dict(self) -> EventDict:
+        return EventDict(seq=self.seq, time=self.time, kind=self.kind, function=self.function,
+                         types=self.types, tier=self.tier, thread=self.thread,
+                         seconds=self.seconds, detail=dict(self.detail))
+
+    def line(self) -> str:
+        """The TIERJIT_LOG line: `tierjit +1.234s compile   f(int) opt 3.1ms [thread] ...`."""
+        parts = [f"tierjit +{self.time:.3f}s {self.kind:<9} {self.function}{self.types}"]
+        if self.tier:
+            parts.append(self.tier)
+        if self.seconds:
+            parts.append(f"{self.seconds * 1e3:.2f}ms")
+        parts.append(f"[{self.thread}]")
+        parts += [f"{k}={v}" for k, v in self.detail.items()]
+        return " ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"<tierjit event {self.line()}>"
+
+
+_seq = itertools.count()
+_log: deque[Event] = deque(maxlen=MAX_EVENTS)
+_pause = {"max_seconds": 0.0, "total_seconds": 0.0, "count": 0}
+
+
+def record(kind: Kind, function: str, types: str = "", tier: str = "", seconds: float = 0.0,
+           **detail: Any) -> Event:
+    """Append an event to the log (and print it when logging is on)."""
+    ev = Event(kind, function, types, tier, seconds, detail)
+    _log.append(ev)
+    if config.log:
+        try:
+            print(ev.line(), file=sys.stderr, flush=True)
+        except (OSError, ValueError):     # a closed stderr must not break the program
+            pass
+    return ev
+
+
+def note_pause(seconds: float) -> None:
+    """JIT work done outside the compiler thread, on a thread the program was using."""
+    import threading
+    if threading.current_thread().name == COMPILER_THREAD:
+        return
+    _pause["count"] += 1
+    _pause["total_seconds"] += seconds
+    if seconds > _pause["max_seconds"]:
+        _pause["max_seconds"] = seconds
+
+
+def events(kind: str | None = None) -> list[Event]:
+    """The recorded events, oldest first (only those of `kind` if given)."""
+    return [e for e in list(_log) if kind is None or e.kind == kind]
+
+
+def pauses() -> dict[str, float]:
+    return dict(_pause)
+
+
+def clear() -> None:
+    """Forget the recorded events and pauses (tests; counters in dispatchers stay)."""
+    _log.clear()
+    _pause.update(max_seconds=0.0, total_seconds=0.0, count=0)

@@ -1,0 +1,184 @@
+"""The object `@jit` returns before any native code exists: a Python stand-in for the entry.
+
+A native entry (runtime.entry) needs its type's slot functions compiled by LLVM: importing
+llvmlite, creating the engine and compiling the runtime module cost ~0.3 s in a fresh process,
+which a program that never gets hot must not pay. So `@jit` returns a `Shim`, an instance of an
+ordinary Python class whose memory layout *is* the entry's — same basic size, the same three
+pointer fields at the same offsets, the weakref list in the same place, both garbage-collected —
+and whose `__call__` forwards to the fallback, like the entry's generic slot does.
+
+When a function's first native code is installed, its shim becomes an entry in place: one small
+C function (compiled together with the first native code, on the compiler thread) stores the
+native address into the slot field and switches `ob_type` to the entry type, under the GIL and
+with no Python code in between. The object users hold keeps its identity, its weakrefs and
+every reference to it (tier-0 code and native callers call it by address), and from then on
+CPython calls straight through its vectorcall slot. Analogue: a PLT entry that starts out
+pointing at the lazy binder and is patched in place once the symbol is resolved.
+
+Invariants: the slot field of a shim is always NULL (the class never sets it), so the shim's
+GC traversal and deallocation, which treat every field as an object, never see a code address;
+after the switch the entry type's own traverse/dealloc know the slot is not an object.
+"""
+
+from __future__ import annotations
+
+from _thread import allocate_lock
+from types import MethodType
+from typing import Any
+
+from . import entry as _entry
+
+
+class Shim:
+    """A jitted function that has no native code yet (see the module docstring)."""
+
+    # Sorted by CPython (type_new sorts __slots__), so the field order is the entry's:
+    # slot at SLOT_OFFSET, then dispatcher, then fallback; __weakref__ comes after them.
+    __slots__ = ("__tierjit_aslot__", "__tierjit_dispatcher__", "__tierjit_fallback__",
+                 "__weakref__")
+    __doc__ = _entry._ForwardedDoc("A tierjit-compiled function that has no native code yet.")
+    __module__ = _entry._ForwardedModule("tierjit")
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        return self.__tierjit_fallback__(*args, **kwargs)
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        return self if obj is None else MethodType(self, obj)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.__tierjit_dispatcher__, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(self.__tierjit_dispatcher__, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self.__tierjit_dispatcher__, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(object.__dir__(self)) | set(dir(self.__tierjit_dispatcher__)))
+
+    def __reduce__(self) -> str:
+        return self.__tierjit_dispatcher__.__qualname__
+
+    def __repr__(self) -> str:
+        d = self.__tierjit_dispatcher__
+        return f"<tierjit function {getattr(d, '__qualname__', '?')}>"
+
+
+_set_dispatcher = Shim.__dict__["__tierjit_dispatcher__"].__set__
+_set_fallback = Shim.__dict__["__tierjit_fallback__"].__set__
+_TPFLAGS_MANAGED_DICT = 1 << 4
+_TPFLAGS_HAVE_GC = 1 << 14
+
+# Checked without ctypes (cheap): the rest is checked on a live object before the first upgrade.
+LAYOUT_OK = (Shim.__basicsize__ == _entry.BASICSIZE and Shim.__itemsize__ == 0
+             and Shim.__weakrefoffset__ == _entry.WEAKLIST_OFFSET and Shim.__dictoffset__ == 0
+             and not Shim.__flags__ & _TPFLAGS_MANAGED_DICT
+             and Shim.__flags__ & _TPFLAGS_HAVE_GC)
+
+
+def make_shim(dispatcher: object, fallback: Any) -> Shim:
+    """A shim that calls `fallback(*args, **kwargs)`; cheap: no LLVM, no ctypes."""
+    s = object.__new__(Shim)
+    _set_dispatcher(s, dispatcher)
+    _set_fallback(s, fallback)
+    return s
+
+
+def is_shim(obj: object) -> bool:
+    return type(obj) is Shim
+
+
+# --------------------------------------------------------------------------- the upgrade
+
+_UPGRADE_IR = """
+declare void @Py_IncRef(ptr)
+declare void @Py_DecRef(ptr)
+
+; Shim -> entry in place: store the native slot, then switch the type. Runs with the GIL held
+; and calls nothing that could run Python code or a collection between the two stores.
+define void @tierjit_shim_upgrade(ptr %obj, ptr %type, ptr %slot) {{
+entry:
+  %pt = getelementptr inbounds i8, ptr %obj, i64 {ob_type}
+  %old = load ptr, ptr %pt, align 8
+  call void @Py_IncRef(ptr %type)
+  %ps = getelementptr inbounds i8, ptr %obj, i64 {slot_offset}
+  store ptr %slot, ptr %ps, align 8
+  store ptr %type, ptr %pt, align 8
+  call void @Py_DecRef(ptr %old)
+  ret void
+}}
+"""
+
+_upgrade_fn: Any = None
+_upgrade_lock = allocate_lock()
+_install_lock = allocate_lock()   # one upgrade or slot store at a time
+
+
+def _upgrader() -> Any:
+    """The compiled upgrade function, built once (with the entry runtime) on first use."""
+    global _upgrade_fn
+    if _upgrade_fn is None:
+        with _upgrade_lock:
+            if _upgrade_fn is None:
+                import ctypes
+
+                from ..backends.llvm.engine import compile_ir
+                from . import capi
+                lay = capi.object_layout()
+                _entry.entry_type()            # the runtime (and its checks) first
+                module = compile_ir(_UPGRADE_IR.format(ob_type=lay.ob_type,
+                                                       slot_offset=_entry.SLOT_OFFSET), opt=1)
+                # PYFUNCTYPE: the GIL stays held for the whole call (CFUNCTYPE would drop it).
+                proto = ctypes.PYFUNCTYPE(None, ctypes.py_object, ctypes.py_object,
+                                          ctypes.c_void_p)
+                fn = proto(module.address("tierjit_shim_upgrade"))
+                _check_live_layout()
+                _upgrade_fn = fn
+    return _upgrade_fn
+
+
+def _check_live_layout() -> None:
+    """The field offsets of a live shim are the entry's (raises capi.LayoutError if not)."""
+    import ctypes
+
+    from . import capi
+    if not LAYOUT_OK:
+        raise capi.LayoutError("the Shim class does not have the entry's layout")
+    d, f = object(), object()
+    s = make_shim(d, f)
+
+    def read(offset: int) -> int:
+        return ctypes.c_void_p.from_address(id(s) + offset).value or 0
+
+    if (read(_entry.SLOT_OFFSET), read(_entry.DISPATCHER_OFFSET),
+            read(_entry.FALLBACK_OFFSET)) != (0, id(d), id(f)):
+        raise capi.LayoutError("Shim fields are not at the entry's offsets")
+
+
+def install(obj: Any, address: int) -> bool:
+    """Make `obj` (a shim or an entry) call native code at `address` from now on.
+
+    A shim is upgraded to an entry in place; an entry gets its slot stored. Returns False for
+    anything else (a Python wrapper cannot take native code)."""
+    if not isinstance(address, int) or not 0 < address < 2**64:
+        raise ValueError(f"not a code address: {address!r}")
+    if type(obj) is Shim:
+        fn = _upgrader()                  # may compile: done before taking the lock
+        tp = _entry.entry_type()
+        with _install_lock:
+            if type(obj) is Shim:
+                fn(obj, tp, address)
+                return True
+    with _install_lock:
+        if _entry.is_entry(obj):
+            _entry.set_slot(obj, address)
+            return True
+    return False
+
+
+def uninstall(obj: Any) -> None:
+    """Send every call of `obj` to its fallback again (no-op for a shim)."""
+    with _install_lock:
+        if _entry.is_entry(obj):
+            _entry.reset_slot(obj)

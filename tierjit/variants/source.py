@@ -1,0 +1,152 @@
+"""Sources of functions made at run time: parsing, checking, registering, executing.
+
+tierjit compiles from source (`inspect.getsource`), so every function this package makes is
+built from source text registered in `linecache` under a unique file name first — the same
+trick as the differential harness. Analogue: a loader that keeps the "file" of code it
+generated, so debuggers, tracebacks and the compiler can read it back.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import itertools
+import linecache
+import textwrap
+from typing import Any, Callable
+
+_serial = itertools.count()
+
+
+def register(source: str, tag: str) -> str:
+    """Give `source` a file name linecache knows (and never evicts); return the name."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:10]
+    filename = f"<tierjit-variant {tag} {digest} {next(_serial)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return filename
+
+
+def parse_function(source: str, name: str | None, what: str) -> tuple[list[ast.stmt],
+                                                                      ast.FunctionDef]:
+    """Split a module's source into (imports before the function, the function). The module
+    must hold one function definition (or `name` picks one) and otherwise only imports."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError as e:
+        raise SyntaxError(f"{what}: the source does not parse: {e.msg} (line {e.lineno})") \
+            from None
+    return split_module(tree, name, what)
+
+
+def split_module(tree: ast.AST, name: str | None, what: str) -> tuple[list[ast.stmt],
+                                                                      ast.FunctionDef]:
+    if isinstance(tree, ast.FunctionDef):
+        return [], tree
+    if not isinstance(tree, ast.Module):
+        raise TypeError(f"{what}: expected an ast.Module or ast.FunctionDef, got "
+                        f"{type(tree).__name__}")
+    defs = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
+    if name is not None:
+        defs = [d for d in defs if d.name == name]
+    if len(defs) != 1:
+        found = ", ".join(d.name for d in tree.body if isinstance(d, ast.FunctionDef))
+        want = f"a function named {name!r}" if name else "exactly one function definition"
+        raise ValueError(f"{what}: the source must define {want}; it defines "
+                         f"{found or 'none'}")
+    prelude = [s for s in tree.body if s is not defs[0]]
+    for s in prelude:
+        if not isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef)) and not (
+                isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
+            raise ValueError(f"{what}: line {s.lineno}: only imports may accompany the "
+                             f"function, not {type(s).__name__}")
+    return [s for s in prelude if not isinstance(s, (ast.Expr, ast.FunctionDef))], defs[0]
+
+
+def function_tree(fn: Callable) -> tuple[ast.FunctionDef, dict[str, Any]]:
+    """The definition of a Python function and the globals its body reads (closure variables
+    are copied in, by value)."""
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError) as e:
+        raise ValueError(f"the source of {getattr(fn, '__qualname__', fn)!r} is not "
+                         f"available ({e}); pass the source text instead") from None
+    tree = ast.parse(src)
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)   # lines of the real file
+    _, fdef = split_module(tree, fn.__code__.co_name, "template")
+    namespace = fn.__globals__
+    if fn.__closure__:
+        namespace = dict(namespace)
+        for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                namespace[var] = cell.cell_contents
+            except ValueError:        # an empty cell: the name is unbound, as in CPython
+                pass
+    return fdef, namespace
+
+
+def assigned_names(fdef: ast.FunctionDef) -> dict[str, int]:
+    """Names the body binds (assignment, loop targets, imports, with/except ... as, nested
+    definitions), each with the line of its first binding."""
+    out: dict[str, int] = {}
+
+    def bind(name: str, line: int) -> None:
+        out.setdefault(name, line)
+
+    for node in ast.walk(fdef):
+        if node is fdef:
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bind(node.id, node.lineno)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bind(node.name, node.lineno)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                bind((a.asname or a.name).split(".")[0], node.lineno)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bind(node.name, node.lineno)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for n in node.names:
+                bind(n, node.lineno)
+    return out
+
+
+def read_names(fdef: ast.FunctionDef) -> set[str]:
+    return {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Load)}
+
+
+def arg_names(fdef: ast.FunctionDef) -> list[str]:
+    a = fdef.args
+    return [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs] + \
+        [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+
+
+def with_leading_args(fdef: ast.FunctionDef, params: tuple[str, ...], name: str | None = None,
+                      body: list[ast.stmt] | None = None) -> ast.FunctionDef:
+    """A copy of fdef (shallow: the body is shared) taking `params` before its own arguments,
+    without decorators."""
+    a = fdef.args
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params] + a.posonlyargs +
+                         a.args, vararg=a.vararg, kwonlyargs=a.kwonlyargs,
+                         kw_defaults=a.kw_defaults, kwarg=a.kwarg, defaults=a.defaults)
+    new = ast.FunctionDef(name=name or fdef.name, args=args,
+                          body=fdef.body if body is None else body, decorator_list=[],
+                          returns=None, type_comment=None, lineno=1, col_offset=0)
+    return ast.copy_location(new, fdef)
+
+
+def build(module: ast.Module, tag: str, namespace: dict[str, Any],
+          own_namespace: bool) -> tuple[dict[str, Any], str]:
+    """Unparse, register and execute `module`. When the namespace is not ours (a user
+    module's globals) the definitions land in a separate dict, which is returned."""
+    ast.fix_missing_locations(module)
+    source = ast.unparse(module) + "\n"
+    filename = register(source, tag)
+    code = compile(source, filename, "exec")
+    if own_namespace:
+        exec(code, namespace)  # noqa: S102 - building run-time functions is the point
+        return namespace, source
+    local: dict[str, Any] = {}
+    exec(code, namespace, local)  # noqa: S102
+    return local, source

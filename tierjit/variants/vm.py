@@ -1,0 +1,141 @@
+"""Running the native register-machine evaluator: compiled once per dtype, spread over threads.
+
+Analogue: a bytecode interpreter's run loop, but the "bytecode" is a whole population and every
+instruction runs over a block of rows with SIMD (see vm_ir.py for the function itself).
+
+The function is compiled on first use (per dtype) with `engine.compile_ir` and called through
+ctypes, which releases the GIL for the whole call: a pool of one thread per core calls it at
+once, and the threads share the population through an atomic counter in the native code, so
+short and long programs balance themselves. Small jobs run in the calling thread only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from .vm_ir import ELEMENT, MODES, module_ir, symbol
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import numpy as np
+
+    from .encoding import Programs
+
+CACHE_BYTES = 24 * 1024      # register blocks of one thread should stay in L1 (48 KiB here)
+MAX_BLOCK = 1024             # rows per block
+SMALL_JOB = 200_000          # instruction-rows below which threads cost more than they save
+
+_lock = threading.Lock()
+_functions: dict[str, tuple[Any, int]] = {}   # dtype -> (ctypes function, lanes)
+_pool: ThreadPoolExecutor | None = None
+
+_ARGTYPES = [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int64,
+             ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+             ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+             ctypes.c_int64]
+
+
+def cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def lanes(dtype: str) -> int:
+    """Elements per vector: 64 bytes with AVX-512, else 32."""
+    from ..backends.llvm import engine
+    width = 64 if "+avx512f" in engine.get_engine().cpu_features else 32
+    return width // ELEMENT[dtype][1]
+
+
+def native(dtype: str) -> tuple[Any, int]:
+    """The evaluator for dtype ("float32" or "float64") and its vector lanes, compiled once."""
+    got = _functions.get(dtype)
+    if got is None:
+        with _lock:
+            got = _functions.get(dtype)
+            if got is None:
+                from ..backends.llvm import engine
+                w = lanes(dtype)
+                module = engine.compile_ir(module_ir(dtype, w))
+                fn = ctypes.CFUNCTYPE(None, *_ARGTYPES)(module.address(symbol(dtype, w)))
+                got = _functions[dtype] = (fn, w)
+    return got
+
+
+def _threads() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        with _lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max_workers=cores(),
+                                           thread_name_prefix="tierjit-variants")
+    return _pool
+
+
+def _aligned(n: int, dtype: Any) -> np.ndarray:
+    """n elements, 64-byte aligned (vectors never straddle a cache line)."""
+    import numpy as np
+    size = np.dtype(dtype).itemsize
+    raw = np.zeros(n * size + 64, np.uint8)
+    skew = (-raw.ctypes.data) % 64
+    return raw[skew:skew + n * size].view(dtype)
+
+
+def run(progs: Programs, X: np.ndarray, reduce: str | None = None, y: np.ndarray | None = None,
+        threads: int | None = None) -> np.ndarray:
+    """Evaluate every program of `progs` on every row of X (2-d, float32/float64, one column
+    per input register). Returns (P, n_rows) of X's dtype for reduce=None, else (P,): X's dtype
+    for "max", float64 for "sum" and "mse"."""
+    import numpy as np
+    dtype = X.dtype.name
+    fn, w = native(dtype)
+    n_rows, n_prog = X.shape[0], len(progs)
+    n_pad = -(-max(n_rows, 1) // w) * w
+    cols = _aligned(max(progs.n_inputs, 1) * n_pad, dtype).reshape(-1, n_pad)
+    if progs.n_inputs:
+        cols[:progs.n_inputs, :n_rows] = X[:, :progs.n_inputs].T
+    mode = MODES[reduce]
+    ypad = _aligned(n_pad, dtype)
+    if mode == 3:
+        ypad[:n_rows] = y
+    if mode == 0:
+        out = np.empty((n_prog, n_pad), dtype)
+        stride = n_pad
+    else:
+        out = np.empty(n_prog, dtype if mode == 1 else np.float64)
+        stride = 0
+    if n_prog == 0:
+        return out[:, :n_rows] if mode == 0 else out
+    size = ELEMENT[dtype][1]
+    block = CACHE_BYTES // (progs.n_regs * size) // w * w
+    block = max(w, min(block, MAX_BLOCK, n_pad))
+    work = len(progs.code) * max(n_rows, 1)
+    n_threads = threads or cores()
+    if work < SMALL_JOB:
+        n_threads = 1
+    chunk = max(1, min(256, n_prog // (8 * n_threads) or 1))
+    n_threads = max(1, min(n_threads, -(-n_prog // chunk)))
+    counter = np.zeros(1, np.int64)
+    zeros = _aligned(block, dtype)
+    scratch = [_aligned(progs.n_regs * block, dtype) for _ in range(n_threads)]
+    common = (progs.code.ctypes.data, progs.values.ctypes.data, progs.starts.ctypes.data,
+              progs.output.ctypes.data, cols.ctypes.data, progs.n_inputs, n_rows, n_pad,
+              ypad.ctypes.data, mode, out.ctypes.data, stride)
+
+    def one(k: int) -> None:
+        fn(*common, scratch[k].ctypes.data, block, zeros.ctypes.data, progs.n_regs,
+           counter.ctypes.data, n_prog, chunk)
+
+    if n_threads == 1:
+        one(0)
+    else:
+        futures = [_threads().submit(one, k) for k in range(1, n_threads)]
+        one(0)
+        for f in futures:
+            f.result()
+    return out[:, :n_rows] if mode == 0 else out
