@@ -54,3 +54,40 @@ def stats():
     A dict of plain data (see tierjit.runtime.stats.Stats for its shape)."""
     from .runtime.stats import stats as _stats
     return _stats()
+
+
+# -- variants: many run-time-made functions without compiling each (tierjit.variants) ----------
+
+def template(fn_or_source, params=(), *, name=None, globals=None):
+    """A Template: `fn_or_source` (a function, or source text defining one) with the free
+    names in `params` turned into arguments. `t.bind(p=1.0, ...)` / `t.bind_many(rows)` make
+    callable variants without compiling anything; the template is compiled once, by
+    tierjit.jit, when its variants get hot (or at `t.compile()`)."""
+    from .variants.template import template as make
+    return make(fn_or_source, params, name=name, globals=globals)
+
+
+def compile_source(source, *, name=None, globals=None):
+    """A callable for the function that `source` defines. Sources that differ only in float
+    literals share one template (and its compiled code): a new one costs a bind."""
+    from .variants.structure import compile_source as make
+    return make(source, name=name, globals=globals)
+
+
+def compile_ast(tree, *, name=None, globals=None):
+    """compile_source for an ast.Module or ast.FunctionDef (the tree is not modified)."""
+    from .variants.structure import compile_ast as make
+    return make(tree, name=name, globals=globals)
+
+
+def evaluate(programs, X, reduce=None, y=None, executor=None, *, threads=None):
+    """Evaluate many programs over the rows of X (float32/float64, one column per input).
+
+    programs: a `tierjit.variants.Programs` population (the array encoding), or a sequence of
+    source strings, ast trees, bound templates or functions. Returns (len(programs), rows) of
+    X's dtype for reduce=None; one value per program for "max" (largest finite result, -inf if
+    none; X's dtype), "sum" or "mse" (mean of (result - y)**2; float64). Arithmetic follows
+    NumPy's rules per row, without warnings. executor: a concurrent.futures.Executor or a
+    distributed.Client to spread the work over."""
+    from .variants.population import evaluate as run
+    return run(programs, X, reduce, y, executor, threads=threads)

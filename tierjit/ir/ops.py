@@ -57,6 +57,8 @@ class Op(enum.Enum):
     LEN = "len"                # len(a), as used by `for x in a`
     RANGE_LEN = "range_len"    # len(range(start, stop, step)) without the ssize_t limit
     RANGE_ITEM = "range_item"  # args (start, stop, step, k): start + k * step, 0 <= k < len
+    # -- speculation: no-ops in tier 0, guards that deoptimise in native code --------------
+    GUARD_RANGE = "guard_range"  # args[0], speculated to lie within attr = (lo, hi)
 
     # -- terminators: the last instruction of every block, and only there -----------------
     JUMP = "jump"              # goto targets[0] with its arguments

@@ -33,7 +33,8 @@ def _arity_error(ins) -> str | None:
     expect = None
     if ins.op in BINARY_OPS or ins.op in COMPARE_OPS or ins.op in IDENTITY_OPS:
         expect = (2, 0)
-    elif ins.op in UNARY_OPS or ins.op in (Op.NOT, Op.TRUTH, Op.LEN, Op.TUPLE_GET, Op.GETATTR):
+    elif ins.op in UNARY_OPS or ins.op in (Op.NOT, Op.TRUTH, Op.LEN, Op.TUPLE_GET, Op.GETATTR,
+                                           Op.GUARD_RANGE):
         expect = (1, 0)
     elif ins.op is Op.BRANCH:
         expect = (1, 2)

@@ -13,7 +13,7 @@ from ..ir.nodes import Function
 from ..ir.verifier import verify
 from .dce import eliminate_dead_code
 from .fold import fold_constants
-from .ranges import compute_ranges
+from .ranges import compute_ranges, speculate_loop_ranges
 
 VERIFY = os.environ.get("TIERJIT_VERIFY", "") not in ("", "0")
 
@@ -21,6 +21,7 @@ PIPELINE = (
     fold_constants,        # evaluate ops over constants at compile time, exactly as Python
     eliminate_dead_code,   # drop instructions whose results are unused and cannot fail
     compute_ranges,        # bounds of int values: guards native code can leave out
+    speculate_loop_ranges,  # a loop variable stays in its loop's range (one guard at entry)
 )
 
 

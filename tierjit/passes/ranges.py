@@ -90,6 +90,48 @@ def compute_ranges(fn: Function) -> Function:
     return fn
 
 
+def speculate_loop_ranges(fn: Function) -> Function:
+    """Speculate that a loop variable stays in the range its loop gives it.
+
+    When every back edge passes a loop parameter a value of a narrow range (`state` after
+    `state = (a * state + c) % 2**32`) but the value entering the loop is wider (an
+    argument), a GUARD_RANGE on the entry edge checks once, before the loop, that the
+    entering value is in that range too (deoptimising otherwise); inside the loop the
+    parameter then has the narrow range, and the guards that range makes unnecessary go."""
+    from ..ir.nodes import Instr
+    from ..ir.verifier import dominators
+    dom = dominators(fn)
+    guarded = False
+    for h in fn.blocks:
+        if not any(_is_int(p) for p in h.params):
+            continue
+        edges = [(b, e) for b in fn.blocks for e in b.terminator.targets if e.block is h]
+        back = [(b, e) for b, e in edges if h in dom.get(b, ())]
+        entry = [(b, e) for b, e in edges if h not in dom.get(b, ())]
+        if not back or not entry:
+            continue
+        for i, p in enumerate(h.params):
+            if not _is_int(p) or p.type.py is not int:
+                continue
+            narrow = None
+            for _, e in back:
+                narrow = _join(narrow, _rng(e.args[i]))
+            # only where the entering value is what widens the parameter to all of i64
+            if narrow is None or narrow == I64 or p.range != I64:
+                continue
+            for b, e in entry:
+                r = _rng(e.args[i])
+                if narrow[0] <= r[0] and r[1] <= narrow[1]:
+                    continue
+                g = fn.new_value(p.name)
+                g.type = p.type
+                b.instrs.insert(len(b.instrs) - 1, Instr(Op.GUARD_RANGE, [e.args[i]], g,
+                                                         narrow, b.terminator.line))
+                e.args[i] = g
+                guarded = True
+    return compute_ranges(fn) if guarded else fn
+
+
 def _join(a, b):
     if a is None:
         return b
@@ -118,6 +160,8 @@ def _transfer(ins, shapes) -> tuple[int, int] | None:
         return None
     if op is Op.CONST:
         return int(ins.attr), int(ins.attr)
+    if op is Op.GUARD_RANGE:
+        return ins.attr
     if op in (Op.TUPLE_GET, Op.GETITEM) and args[0] in shapes:
         i = ins.attr[0] if op is Op.TUPLE_GET else ins.attr
         if i is not None:

@@ -14,6 +14,7 @@ not be running when the process tears down its static state).
 
 from __future__ import annotations
 
+import _thread
 import atexit
 import os
 import sys
@@ -34,7 +35,8 @@ class CompilerThread:
     def __init__(self) -> None:
         self._jobs: deque[Callable[[], None]] = deque()
         self._cv = threading.Condition(threading.Lock())
-        self._thread: threading.Thread | None = None
+        self._ident: int | None = None       # the thread's id once started
+        self._running = False                # started and not yet exited
         self._busy = False
         self._stopping = False
         self._saved_interval: float | None = None
@@ -47,16 +49,17 @@ class CompilerThread:
             if self._stopping:
                 return False
             self._jobs.append(job)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name=COMPILER_THREAD,
-                                                daemon=True)
-                self._thread.start()
+            if not self._running:
+                # _thread, not threading.Thread: start() would wait for the new thread to
+                # get the GIL, a pause of up to one switch interval on the caller.
+                self._running = True
+                _thread.start_new_thread(self._run, ())
             self._cv.notify()
             return True
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until the queue is empty and no job runs; False if `timeout` ran out."""
-        if threading.current_thread() is self._thread:
+        if self.is_compiler_thread():
             return not self._jobs
         with self._cv:
             return self._cv.wait_for(lambda: not self._jobs and not self._busy, timeout)
@@ -65,7 +68,11 @@ class CompilerThread:
         return len(self._jobs) + (1 if self._busy else 0)
 
     def is_compiler_thread(self) -> bool:
-        return threading.current_thread() is self._thread
+        return _thread.get_ident() == self._ident
+
+    @property
+    def started(self) -> bool:
+        return self._ident is not None
 
     def stop(self, timeout: float = 30.0) -> None:
         """Drop pending jobs and wait (up to timeout) for the running one to finish."""
@@ -73,19 +80,28 @@ class CompilerThread:
             self._stopping = True
             self._jobs.clear()
             self._cv.notify_all()
-            thread = self._thread
-        if thread is not None and thread.is_alive() and thread is not threading.current_thread():
-            thread.join(timeout)
+            if not self.is_compiler_thread():
+                self._cv.wait_for(lambda: not self._running, timeout)
 
     # -- the thread's side ------------------------------------------------------------------
     def _run(self) -> None:
+        self._ident = _thread.get_ident()
+        threading.current_thread().name = COMPILER_THREAD     # for events and debuggers
+        try:
+            self._loop()
+        finally:
+            with self._cv:
+                self._set_busy(False)
+                self._running = False
+                self._cv.notify_all()
+
+    def _loop(self) -> None:
         while True:
             with self._cv:
                 while not self._jobs and not self._stopping:
                     self._set_busy(False)
                     self._cv.wait()
                 if self._stopping:
-                    self._set_busy(False)
                     return
                 job = self._jobs.popleft()
                 self._set_busy(True)

@@ -112,7 +112,11 @@ class Dispatcher:
         # counters (calls that reached the dispatcher: native calls are not counted)
         self.calls = 0
         self.cold_seconds = 0.0
-        self.hot = tier != "auto"
+        # The cold-phase protocol runtime.shim's Shim.__call__ follows (see there): while
+        # `cold`, calls run py_func, counted and timed; while `bypass`, they run py_func
+        # without typing the arguments (a build is on its way, or nothing can be compiled).
+        self.cold = tier == "auto"
+        self.bypass = False
         self.hot_after = 0                   # calls when it became hot
         self._pending: set[Specialisation] = set()   # queued builds (set ops are atomic)
         self.compiles = 0
@@ -293,25 +297,16 @@ class Dispatcher:
 
     # -- calling ----------------------------------------------------------------------------
     def call(self, *args, **kwargs):
-        """The slow path: every call the entry's native code does not take itself."""
-        if self.tier == "auto":
-            return self._call_auto(*args, **kwargs)
-        return self._call_now(*args, **kwargs)
+        """Call the function as its users do (through the entry and its dispatch slot)."""
+        return self.entry(*args, **kwargs)
 
     def _call_auto(self, *args, **kwargs):
-        """tier="auto": count, time, and run the original function until hot."""
+        """tier="auto", once hot: the entry's fallback for calls native code did not take
+        (the cold phase is handled by the shim itself, one Python frame shallower)."""
         self.calls += 1
-        if not self.hot:
-            if self.calls <= _config._calls_at and self.cold_seconds < _config._seconds_at:
-                start = _clock()
-                try:
-                    return self.py_func(*args, **kwargs)
-                finally:
-                    self.cold_seconds += _clock() - start
-                    if self.cold_seconds >= _config._seconds_at:
-                        self._became_hot(args, kwargs)
-            self._became_hot(None, None)
-        if self._pending:                 # a build is on its way: don't type every call
+        if self.cold:
+            self.became_hot(None, None)
+        if self.bypass:
             return self.py_func(*args, **kwargs)
         bound = self._positional(args, kwargs)
         if bound is None:
@@ -334,12 +329,13 @@ class Dispatcher:
             return spec.tier0(*bound)
         return self.py_func(*bound)
 
-    def _became_hot(self, args: tuple | None, kwargs: dict | None) -> None:
-        """The cold phase is over; with the call's arguments, queue its signature now."""
-        if self.hot:
+    def became_hot(self, args: tuple | None, kwargs: dict | None) -> None:
+        """The cold phase is over; given the call's arguments, queue their signature now."""
+        if not self.cold:
             return
-        self.hot = True
-        self.hot_after = self.calls
+        self.cold = False
+        # called before the hot call is counted as cold (args None) or after (args given)
+        self.hot_after = self.calls if args is not None else self.calls - 1
         if args is not None:
             bound = self._positional(args, kwargs or {})
             if bound is not None:
@@ -381,12 +377,16 @@ class Dispatcher:
         if _config.background and not compiler.get_compiler().is_compiler_thread():
             spec.queued_at = _clock()
             self._pending.add(spec)
+            self.bypass = True
             if not compiler.get_compiler().submit(_Build(self, spec)):
                 self._pending.discard(spec)
+                self.bypass = bool(self._pending)
             from .events import note_pause
             note_pause(_clock() - spec.queued_at)
         else:
             self.specialise(key)
+            # a function tierjit cannot lower runs as CPython without typing its calls
+            self.bypass = self._ir_error is not None
         return spec
 
     def _build_in_background(self, spec: Specialisation) -> None:
@@ -396,6 +396,7 @@ class Dispatcher:
             spec.error = spec.error or e
         finally:
             self._pending.discard(spec)
+            self.bypass = bool(self._pending) or self._ir_error is not None
 
     # -- introspection ----------------------------------------------------------------------
     def latest(self) -> Specialisation | None:
@@ -461,14 +462,14 @@ class Dispatcher:
             elif spec.deopt_count:
                 head += f" ({spec.deopt_count} deopts)"
             lines.append(head)
-        if self.tier == "auto" and self.hot and len(self.specs) >= _config.max_specialisations:
+        if not self.cold and len(self.specs) >= _config.max_specialisations:
             lines.append(f"  further argument types run as CPython: max_specialisations="
                          f"{_config.max_specialisations} reached")
         return "\n".join(lines)
 
     def _explain_heat(self) -> str:
         rule = _hot_rule()
-        if self.hot:
+        if not self.cold:
             return (f"hot after {self.hot_after} calls and {self.cold_seconds * 1e3:.2f} ms "
                     f"as CPython ({rule})")
         if not self.calls:
@@ -483,7 +484,7 @@ class Dispatcher:
             "tier": self.tier,
             "calls": self.calls,
             "cold_seconds": self.cold_seconds,
-            "hot": self.hot,
+            "hot": not self.cold,
             "compiles": self.compiles,
             "compile_seconds": self.compile_seconds,
             "deopts": sum(s.deopt_count for s in specs),
@@ -559,13 +560,27 @@ def _describe_frame_state(spec: Specialisation, index: int) -> str:
 # -- the object users call ----------------------------------------------------------------------
 
 def _make_entry(d: Dispatcher):
-    """The object users call: a shim (runtime.shim) that becomes a native entry in place
-    when the first native code is installed; a Python wrapper where that cannot work."""
-    fallback = d._call_auto if d.tier == "auto" else d._call_now
+    """The object users call.
+
+    tier="auto": a shim (runtime.shim) that runs the cold phase without touching LLVM and
+    becomes a native entry in place when the first native code is installed. "interp" and
+    "opt": a native entry (runtime.entry) from the start. Where neither can exist, a Python
+    wrapper (and, for "auto", plain CPython: there is no native tier to go to)."""
     from . import entry as _entry
-    from . import shim
-    if _entry.AVAILABLE and shim.LAYOUT_OK:
-        return shim.make_shim(d, fallback)
+    if d.tier == "auto":
+        from . import shim
+        if _entry.AVAILABLE and shim.LAYOUT_OK:
+            return shim.make_shim(d, d._call_auto)
+        d.cold, d.bypass = False, True
+        fallback = d.py_func
+    else:
+        fallback = d._call_now
+        if _entry.AVAILABLE:
+            try:
+                return _entry.make_entry(d, fallback)
+            except Exception:      # noqa: BLE001 - no native entry here: a Python one works
+                if STRICT:
+                    raise
 
     import functools
 

@@ -99,8 +99,8 @@ def record(kind: Kind, function: str, types: str = "", tier: str = "", seconds: 
 
 def note_pause(seconds: float) -> None:
     """JIT work done outside the compiler thread, on a thread the program was using."""
-    import threading
-    if threading.current_thread().name == COMPILER_THREAD:
+    from .compiler import get_compiler
+    if get_compiler().is_compiler_thread():
         return
     _pause["count"] += 1
     _pause["total_seconds"] += seconds

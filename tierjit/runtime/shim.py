@@ -23,14 +23,23 @@ after the switch the entry type's own traverse/dealloc know the slot is not an o
 from __future__ import annotations
 
 from _thread import allocate_lock
+from time import perf_counter as _clock
 from types import MethodType
 from typing import Any
 
 from . import entry as _entry
+from .config import config as _config
 
 
 class Shim:
-    """A jitted function that has no native code yet (see the module docstring)."""
+    """A jitted function that has no native code yet (see the module docstring).
+
+    Its dispatcher (runtime.dispatch.Dispatcher, tier "auto") provides the cold-phase
+    protocol: `cold` (calls run `py_func`, counted in `calls` and timed in `cold_seconds`
+    until config.hot_calls / hot_seconds say the function is hot, then `became_hot(args,
+    kwargs)`), and `bypass` (calls run `py_func`: a build is on its way, or there is nothing to
+    compile). Every other call goes to the fallback, the dispatcher's slow path.
+    """
 
     # Sorted by CPython (type_new sorts __slots__), so the field order is the entry's:
     # slot at SLOT_OFFSET, then dispatcher, then fallback; __weakref__ comes after them.
@@ -40,6 +49,25 @@ class Shim:
     __module__ = _entry._ForwardedModule("tierjit")
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        # The cold phase, inlined here so that a cold call costs one Python frame besides the
+        # function's own (recursion depth!) and a few hundred nanoseconds.
+        d = self.__tierjit_dispatcher__
+        if d.cold:
+            n = d.calls = d.calls + 1
+            if n <= _config._calls_at and d.cold_seconds < _config._seconds_at:
+                if n > 8 and n & 7:            # after 8 timed calls, time one call in 8
+                    return d.py_func(*args, **kwargs)
+                start = _clock()
+                try:
+                    return d.py_func(*args, **kwargs)
+                finally:
+                    d.cold_seconds += (_clock() - start) * (1 if n <= 8 else 8)
+                    if d.cold_seconds >= _config._seconds_at:
+                        d.became_hot(args, kwargs)
+            d.calls = n - 1                    # the fallback counts this call again
+        elif d.bypass:
+            d.calls += 1
+            return d.py_func(*args, **kwargs)
         return self.__tierjit_fallback__(*args, **kwargs)
 
     def __get__(self, obj: object, objtype: type | None = None) -> Any:

@@ -46,7 +46,7 @@ def stats() -> Stats:
     return Stats(
         events=[e.as_dict() for e in events.events()],
         functions=functions,
-        compiler=CompilerStats(started=c is not None and c._thread is not None,
+        compiler=CompilerStats(started=c is not None and c.started,
                                pending=0 if c is None else c.pending(),
                                jobs_done=0 if c is None else c.jobs_done),
         pauses=PauseStats(**events.pauses()),   # type: ignore[typeddict-item]

@@ -106,6 +106,8 @@ def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | Non
         return BOOL
     if op is Op.CONST:
         return type_of_value(attr)
+    if op is Op.GUARD_RANGE:
+        return args[0]
     if op is Op.MAKE_TUPLE:
         return TupleT(tuple(args))
     if op is Op.TUPLE_GET:

@@ -5,7 +5,8 @@ only in float literals have one *structure*: one Template whose params are the l
 (`_tjc0`, `_tjc1`, ... in source order), and each function is a bind of it. So a new variant
 with other constants costs a dictionary lookup and a bind, never a parse or a compile.
 
-Only float literals are abstracted: int and bool literals shape loops, indices and exponents,
+Only float literals are abstracted (with their sign: `-1.5` is one constant, -1.5): int and
+bool literals shape loops, indices and exponents,
 so they stay part of the structure (as do literals in default values, decorators and match
 patterns, which are evaluated elsewhere). Complex literals stay too.
 
@@ -13,8 +14,9 @@ Two ways in, both ending in the same structure table:
 
 - source text: a regular expression splits the text around float literals, and the text
   between them is the key (microseconds, no parse). The first time a key is seen the source is
-  parsed and the split is checked against the tree (a literal inside a string or a comment,
-  or anything else the expression misjudges, marks the key "parse every time");
+  parsed and the split is checked against the tree: the literals found in the text must be
+  exactly the tree's abstracted constants, at the same places. A literal inside a string or a
+  comment, or anything else the expression misjudges, marks the key "parse every time".
 - an ast tree: a walk collects the float constants and the rest of the tree as the key.
 """
 
@@ -33,8 +35,11 @@ from .template import Template
 PREFIX = "_tjc"
 # a float literal as a whole token: digits with a point and/or an exponent, no neighbouring
 # word character or point (so not part of a name, an int, a complex or an attribute access)
-_FLOAT = re.compile(r"(?<![\w.])(\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|"
-                    r"\d+[eE][+-]?\d+)(?![\w.])")
+_FLOAT = re.compile(r"(?<![\w.])((?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])")
+# where a "-" right before a literal can only be a unary minus (it then belongs to the
+# constant: `-1.5` is one constant to the user, as it is to the tree abstraction)
+_UNARY_CHARS = frozenset("-+*/%=([,:<>&|^~@")
+_UNARY_WORD = re.compile(r"(?<![\w.])(?:return|else|if|and|or|not|in|is|lambda|yield)$")
 _UNSAFE = object()
 
 _lock = threading.RLock()
@@ -62,7 +67,8 @@ def _ns_key(globals: dict | None) -> int:
 _SKIP_FIELDS = {"decorator_list", "args", "returns", "type_comment"}
 
 
-def _tree_key(node: ast.AST, out: list, consts: list, abstract: bool = True) -> None:
+def _tree_key(node: ast.AST, out: list, consts: list, spans: list,
+              abstract: bool = True) -> None:
     """Append node's shape to `out` and its abstracted float literals to `consts`, in the
     order `_Abstract` numbers them (the function's signature, decorators and match patterns
     are structure: their literals are kept in the key)."""
@@ -71,9 +77,16 @@ def _tree_key(node: ast.AST, out: list, consts: list, abstract: bool = True) -> 
         v = node.value
         if abstract and type(v) is float:
             consts.append(v)
+            spans.append(node)
             out.append(0.0)
         else:
             out.append((type(v), v))
+        return
+    if abstract and t is ast.UnaryOp and type(node.op) is ast.USub and \
+            type(node.operand) is ast.Constant and type(node.operand.value) is float:
+        consts.append(-node.operand.value)
+        spans.append(node)
+        out.append(0.0)
         return
     out.append(t)
     for f in node._fields:
@@ -84,11 +97,11 @@ def _tree_key(node: ast.AST, out: list, consts: list, abstract: bool = True) -> 
             out.append(len(v))
             for x in v:
                 if isinstance(x, ast.AST):
-                    _tree_key(x, out, consts, keep)
+                    _tree_key(x, out, consts, spans, keep)
                 else:
                     out.append(x)
         elif isinstance(v, ast.AST):
-            _tree_key(v, out, consts, keep)
+            _tree_key(v, out, consts, spans, keep)
         else:
             out.append(v)
 
@@ -106,6 +119,12 @@ class _Abstract(ast.NodeTransformer):
         self.n += 1
         return name
 
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) and \
+                type(node.operand.value) is float:
+            return self.visit_Constant(node.operand)      # -1.5 is one constant
+        return self.generic_visit(node)
+
     def visit_match_case(self, node: ast.match_case) -> ast.AST:
         if node.guard is not None:
             node.guard = self.visit(node.guard)
@@ -117,42 +136,35 @@ class _Abstract(ast.NodeTransformer):
         return fdef
 
 
-def _prefix_for(fdef: ast.FunctionDef) -> str:
-    names = _src.read_names(fdef) | set(_src.assigned_names(fdef)) | set(_src.arg_names(fdef))
-    prefix = PREFIX
-    while any(n.startswith(prefix) for n in names):
-        prefix += "_"
-    return prefix
-
-
 def _structure(key: tuple, prelude: list[ast.stmt], fdef: ast.FunctionDef,
-               globals: dict | None, owned: bool) -> Template:
+               globals: dict | None, owned: bool, prefix: str) -> Template:
     """The Template for this tree key, made on first sight (fdef is copied unless owned)."""
     t = _by_tree.get(key)
     if t is None:
         fdef = fdef if owned else copy.deepcopy(fdef)
-        prefix = _prefix_for(fdef)
         ab = _Abstract(prefix)
         ab.abstract(fdef)
         params = tuple(f"{prefix}{k}" for k in range(ab.n))
         ns = {"__builtins__": builtins, **(globals or {})}
         t = _by_tree[key] = Template(fdef, params, ns, own_namespace=True, prelude=prelude,
-                                     what="compile_source")
-        t.const_prefix = prefix
+                                     what="compile_source", trusted=True)
     return t
 
 
 def _from_tree(tree: ast.AST, name: str | None, globals: dict | None, owned: bool,
-               what: str) -> tuple[Template, list[float]]:
+               what: str, spans: list | None = None) -> tuple[Template, list[float]]:
     prelude, fdef = _src.split_module(tree, name, what)
     out: list = [fdef.name, len(prelude)]
     for s in prelude:
         out.append(ast.dump(s))
     consts: list[float] = []
-    _tree_key(fdef, out, consts)
+    _tree_key(fdef, out, consts, [] if spans is None else spans)
+    prefix = PREFIX
+    while any(type(x) is str and x.startswith(prefix) for x in out):
+        prefix += "_"                  # the function has names like ours: use longer ones
     key = (_ns_key(globals), tuple(out))
     with _lock:
-        t = _structure(key, prelude, fdef, globals, owned)
+        t = _structure(key, prelude, fdef, globals, owned, prefix)
     return t, consts
 
 
@@ -180,16 +192,27 @@ def split_source(source: str, name: str | None = None,
                  globals: dict | None = None) -> tuple[Template, list[float]]:
     """(structure template, float constants in order) of a function's source."""
     parts = _FLOAT.split(source)
+    consts = []
+    for k in range(1, len(parts), 2):
+        v = float(parts[k])
+        before = parts[k - 1]
+        if before.endswith("-"):
+            head = before[:-1].rstrip()
+            if head and (head[-1] in _UNARY_CHARS or _UNARY_WORD.search(head)):
+                parts[k - 1] = before[:-1]
+                v = -v
+        consts.append(v)
     key = (_ns_key(globals), name, "\0".join(parts[0::2]))
     hit = _by_text.get(key)
     if hit is not None and hit is not _UNSAFE:
-        return hit, [float(x) for x in parts[1::2]]
-    tree = _parse(source)
-    t, consts = _from_tree(tree, name, globals, True, "compile_source")
+        return hit, consts
+    spans: list[ast.AST] = []
+    t, tree_consts = _from_tree(_parse(source), name, globals, True, "compile_source", spans)
     if hit is None:             # first sight of this text key: may it skip the parse?
         with _lock:
-            _by_text[key] = t if _split_agrees(parts, t, consts, name) else _UNSAFE
-    return t, consts
+            safe = tree_consts == consts and _same_places(source, parts, spans)
+            _by_text[key] = t if safe else _UNSAFE
+    return t, tree_consts
 
 
 def _parse(source: str) -> ast.Module:
@@ -200,18 +223,25 @@ def _parse(source: str) -> ast.Module:
                           f"(line {e.lineno})") from None
 
 
-def _split_agrees(parts: list[str], t: Template, consts: list[float],
-                  name: str | None) -> bool:
-    """Does the text split find exactly the tree's abstracted literals, in the same order?
-    Checked by parsing the split text with the literals replaced by the structure's names."""
-    literals = parts[1::2]
-    if len(literals) != len(consts) or any(float(x) != c for x, c in zip(literals, consts)):
-        return False
-    prefix = t.const_prefix
-    text = "".join(p if k % 2 == 0 else f"{prefix}{k // 2}" for k, p in enumerate(parts))
-    try:
-        prelude, fdef = _src.split_module(ast.parse(text), name, "compile_source")
-    except (SyntaxError, ValueError):
-        return False
-    return ast.dump(fdef) == ast.dump(t.fdef) and \
-        [ast.dump(s) for s in prelude] == [ast.dump(s) for s in t._prelude]
+def _same_places(source: str, parts: list[str], nodes: list[ast.AST]) -> bool:
+    """Are the literals the split found exactly where the tree's abstracted constants are
+    (same start and end offsets, in order)? Then every source with the same split text has its
+    constants in the same places of the same tree (see the module docstring)."""
+    if not source.isascii() or len(nodes) != len(parts) // 2:
+        return False                   # (ast offsets count UTF-8 bytes)
+    line_start = [0]
+    for line in source.splitlines(True):
+        line_start.append(line_start[-1] + len(line))
+    pos = 0
+    for k, part in enumerate(parts):
+        if k % 2:
+            node = nodes[k // 2]
+            start = line_start[node.lineno - 1] + node.col_offset
+            end = line_start[node.end_lineno - 1] + node.end_col_offset
+            lit = len(part) + (1 if source[pos - 1:pos] == "-" and
+                               not parts[k - 1].endswith("-") else 0)
+            if (start, end) != (pos - (lit - len(part)), pos + len(part)):
+                return False
+            del lit
+        pos += len(part)
+    return True

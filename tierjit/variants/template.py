@@ -2,16 +2,16 @@
 
 Analogue: Operon's "compile once per structure, pass the constants as data", or a C++ template
 whose parameters are run-time values. `template(calc, params=("myplus", "mymul"))` turns the
-free names into leading arguments of a new function; `bind(myplus=1.0, mymul=2.5)` returns
-`functools.partial(f, 1.0, 2.5)` — a C object whose vectorcall prepends the constants, so a
-bind costs well under a microsecond and compiles nothing.
+free names into leading arguments of a new function, `f = tierjit.jit(...)` of it, and
+`bind(myplus=1.0, mymul=2.5)` returns `functools.partial(f, 1.0, 2.5)` — a C object whose
+vectorcall prepends the constants — so a bind costs well under a microsecond and compiles
+nothing, and every variant shares f's specialisations and native code.
 
-`f` moves up like any tierjit code, by the template's total call count over all its variants:
-it starts as the template run by CPython behind a call counter (a variant called once costs a
-CPython call); after `PROMOTE_AFTER` calls — or at once with `Template.compile()` — it becomes
-`tierjit.jit` of the template, and every later bind is a partial of the native entry. Variants
-bound before that keep working: the counted function's code object is swapped for a one-line
-trampoline into the jitted one (the analogue of patching a lazy-binding stub).
+f is an ordinary tier="auto" function: it runs as CPython while cold and is compiled (on the
+compiler thread) once its calls over *all* variants make it hot; variants bound before that
+move up with it, because the object they call becomes the native entry in place. A variant
+called once therefore costs a CPython call. `Template.compile()` skips the wait: later binds
+call a tier="opt" function, compiled on its first call.
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ import ast
 import builtins
 import functools
 import keyword
-import threading
 import weakref
 from typing import Any, Callable, Iterable, Mapping
 
 from . import source as _src
 
-PROMOTE_AFTER = 10_000   # calls over all variants; a tierjit compile costs ~10^4 small calls
 
 # the template behind a bound variant's callable (its counted function, later its jit entry)
 _templates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -46,15 +44,13 @@ class Template:
         self.namespace = namespace
         self._own = own_namespace
         self._prelude = list(prelude or ())
-        self._lock = threading.Lock()
-        self._jitted: Any = None
         self._regcode: Any = None             # straightline.RegisterCode | reason, lazily
-        self.calls = 0                        # calls counted before promotion
-        self._state: list[Any] = [0, self._promote]
-        self.source = ast.unparse(_src.with_leading_args(fdef, self.params)) + "\n"
-        self._counted = self._make_counted()
-        self.target: Callable = self._counted  # what new binds call
-        _templates[self._counted] = self
+        self._py, self.source = self._build()
+        import tierjit
+        self.jitted: Any = tierjit.jit(self._py)
+        self.target: Callable = self.jitted   # what new binds call
+        self._compiled = False
+        _templates[self.jitted] = self
 
     # -- variants ---------------------------------------------------------------------------
     def bind(self, *values: Any, **consts: Any) -> functools.partial:
@@ -112,68 +108,30 @@ class Template:
                          f"{', '.join(self.params) or 'none'})")
 
     # -- tiers ------------------------------------------------------------------------------
-    @property
-    def tier(self) -> str:
-        """"python" (counted CPython) until promoted, then "jit" (tierjit.jit decides)."""
-        return "python" if self._jitted is None else "jit"
-
-    @property
-    def jitted(self) -> Any:
-        """The tierjit.jit function behind hot variants (promotes the template)."""
-        self.compile()
-        return self._jitted
+    def py_function(self) -> Callable:
+        """The template as a plain Python function (params first)."""
+        return self._py
 
     def compile(self) -> Template:
-        """Promote now: every later bind calls tierjit.jit's entry directly."""
-        self._promote()
+        """Compile now: later binds call a tier="opt" function (native from its first call)
+        instead of waiting for the template to get hot."""
+        if not self._compiled:
+            import tierjit
+            self.target = tierjit.jit(self._py, tier="opt")
+            _templates[self.target] = self
+            self._compiled = True
         return self
 
-    def _promote(self, *args: Any) -> Any:
-        with self._lock:
-            if self._jitted is None:
-                import tierjit
-                module = ast.Module(body=[*self._prelude,
-                                          _src.with_leading_args(self.fdef, self.params)],
-                                    type_ignores=[])
-                defs, _ = _src.build(module, self.name, self.namespace, self._own)
-                jitted = tierjit.jit(defs[self.name])
-                _templates[jitted] = self
-                self.calls = self._state[0]
-                self._state[1] = jitted
-                self._counted.__code__ = self._trampoline
-                self._jitted = self.target = jitted
-        return self._jitted(*args) if args else None
+    def explain(self) -> str:
+        import tierjit
+        return tierjit.explain(self.target)
 
-    def _make_counted(self) -> Callable:
-        """The template behind a call counter, and (kept aside) the trampoline code that
-        replaces it on promotion. Both close over one cell: [count, promote-or-jitted]."""
-        state = "_tj_state"
-        taken = _src.read_names(self.fdef) | set(_src.assigned_names(self.fdef))
-        while state in taken:
-            state += "_"
-        call_args = [ast.Name(a, ast.Load()) for a in (*self.params, *self.inputs)]
-        slot = ast.Subscript(ast.Name(state, ast.Load()), ast.Constant(1), ast.Load())
-        forward = ast.Return(ast.Call(slot, call_args, []))
-        count = ast.parse(f"{state}[0] += 1\nif {state}[0] >= {PROMOTE_AFTER}: pass").body
-        count[1].body = [forward]
-        counted = _src.with_leading_args(self.fdef, self.params, name="_tj_counted",
-                                         body=count + list(self.fdef.body))
-        hot = _src.with_leading_args(self.fdef, self.params, name="_tj_hot", body=[forward])
-        maker = ast.FunctionDef(
-            name="_tj_make", args=ast.arguments(posonlyargs=[], args=[ast.arg(state)],
-                                                kwonlyargs=[], kw_defaults=[], defaults=[]),
-            body=[counted, hot, ast.Return(ast.Tuple([ast.Name("_tj_counted", ast.Load()),
-                                                      ast.Name("_tj_hot", ast.Load())],
-                                                     ast.Load()))],
-            decorator_list=[], returns=None, type_comment=None)
-        module = ast.Module(body=[*self._prelude, maker], type_ignores=[])
-        defs, _ = _src.build(module, self.name, self.namespace, self._own)
-        counted_fn, hot_fn = defs["_tj_make"](self._state)
-        rename = {"co_name": self.name, "co_qualname": self.name}
-        counted_fn.__code__ = counted_fn.__code__.replace(**rename)
-        counted_fn.__name__ = counted_fn.__qualname__ = self.name
-        self._trampoline = hot_fn.__code__.replace(**rename)
-        return counted_fn
+    def _build(self) -> tuple[Callable, str]:
+        """Execute the template's source (params first); return the function and source."""
+        fdef = _src.with_leading_args(self.fdef, self.params)
+        module = ast.Module(body=[*self._prelude, fdef], type_ignores=[])
+        defs, source = _src.build(module, self.name, self.namespace, self._own)
+        return defs[self.name], source
 
     # -- register machine -------------------------------------------------------------------
     def register_code(self) -> Any:
@@ -186,7 +144,7 @@ class Template:
 
     def __repr__(self) -> str:
         return (f"<tierjit.Template {self.name}({', '.join(self.inputs)}) params="
-                f"({', '.join(self.params)}) tier={self.tier}>")
+                f"({', '.join(self.params)})>")
 
 
 def template_of(variant: Any) -> tuple[Template, tuple] | None:

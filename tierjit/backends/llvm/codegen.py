@@ -483,6 +483,10 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             return self.emit(f"extractvalue {ll(ts[0])} {a[0]}, 1, 0")
         if op is Op.GETATTR:
             return self.getattr(a[0], ts[0], ins.attr, rt)
+        if op is Op.GUARD_RANGE:
+            lo, hi = ins.attr
+            self.deopt_unless(self.in_range(self.to_i64(a[0], ts[0]), lo, hi + 1))
+            return self.to_i64(a[0], ts[0]) if rt == INT else a[0]
         if op is Op.RANGE_LEN:
             return self.range_len(*(self.to_i64(x, t) for x, t in zip(a, ts)))
         if op is Op.RANGE_ITEM:

@@ -101,6 +101,8 @@ class _Emitter:
             return f"len({a[0]})"
         if op is Op.RANGE_LEN:
             return f"{self.name_for(range_len, 'range_len')}({', '.join(a)})"
+        if op is Op.GUARD_RANGE:
+            return a[0]                   # a speculation of native code: nothing to check
         if op is Op.RANGE_ITEM:
             return f"{a[0]} + {a[3]} * {a[2]}"
         raise AssertionError(f"pyemit: no expression for {op}")

@@ -1,0 +1,348 @@
+"""Adaptive tiering: config, the cold shim, hotness, background compiles and slot switches,
+events and stats, deopt counting and give-up, and what a program that never gets hot pays."""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+import weakref
+from pathlib import Path
+
+import pytest
+
+import tierjit
+from tierjit.runtime import compiler, entry, events, shim
+from tierjit.runtime.config import Config
+from tierjit.runtime.dispatch import dispatcher_of
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def run_python(code: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """Run code as a script file (tierjit needs the source of what it compiles)."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("TIERJIT_")}
+    environ.update(env)
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(code))
+    return subprocess.run([sys.executable, str(script)], cwd=ROOT, env=environ,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def new_events(since: int) -> list[events.Event]:
+    return events.events()[since:]
+
+
+# -- config ------------------------------------------------------------------------------------
+
+def test_config_checks_types_and_names():
+    c = Config()
+    c.hot_calls = None
+    c.hot_seconds = 0.5
+    with pytest.raises(TypeError, match="hot_calls"):
+        c.hot_calls = "10"
+    with pytest.raises(TypeError, match="bool"):
+        c.background = 1
+    with pytest.raises(AttributeError, match="settings are"):
+        c.hot_call = 3
+
+
+def test_config_override_restores():
+    before = tierjit.config.as_dict()
+    with pytest.raises(RuntimeError):
+        with tierjit.config.override(hot_calls=7, log=True):
+            assert tierjit.config.hot_calls == 7
+            raise RuntimeError
+    assert tierjit.config.as_dict() == before
+
+
+def test_config_from_environment():
+    c = Config({"TIERJIT_HOT_CALLS": "never", "TIERJIT_HOT_MS": "2.5",
+                "TIERJIT_BACKGROUND": "0", "TIERJIT_MAX_DEOPTS": "7", "TIERJIT_LOG": "1",
+                "TIERJIT_MAX_SPECIALISATIONS": "3"})
+    assert c.as_dict() == {"hot_calls": None, "hot_seconds": 0.0025, "background": False,
+                           "max_deopts": 7, "max_specialisations": 3, "log": True}
+    with pytest.warns(RuntimeWarning, match="TIERJIT_HOT_CALLS='lots' ignored"):
+        bad = Config({"TIERJIT_HOT_CALLS": "lots"})
+    assert bad.hot_calls == Config().hot_calls
+
+
+# -- the cold phase ----------------------------------------------------------------------------
+
+def test_decorating_and_cold_calls_touch_no_compiler(tmp_path):
+    out = run_python("""
+        import sys, tierjit
+        @tierjit.jit
+        def f(x):
+            return x + 1
+        assert [f(i) for i in range(10)] == list(range(1, 11))
+        heavy = [m for m in sys.modules if m.startswith(("llvmlite", "numpy",
+                 "tierjit.frontend", "tierjit.types", "tierjit.backends", "ctypes"))]
+        print(type(f).__name__, heavy)
+        """, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["Shim", "[]"]
+
+
+def test_cold_calls_are_counted_and_run_the_original():
+    def g(x, y=2):
+        return x * y
+
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        f = tierjit.jit(g)
+        assert f(3) == 6 and f(3, y=5) == 15 and f(x=1) == 2
+        d = dispatcher_of(f)
+        assert d.calls == 3 and d.cold and not d.specs and d._ir is None   # not even lowered
+        assert "cold: 3 calls" in tierjit.explain(f)
+
+
+def test_cold_exceptions_are_cpythons():
+    @tierjit.jit
+    def f(x):
+        return 1 // x
+
+    with pytest.raises(ZeroDivisionError, match="integer division or modulo by zero"):
+        f(0)
+    with pytest.raises(TypeError, match="positional argument"):
+        f()
+
+
+def _deep(n):
+    return 0 if n == 0 else 1 + _deep(n - 1)
+
+
+def _max_depth(f) -> int:
+    lo, hi = 1, sys.getrecursionlimit()
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        try:
+            f(mid)
+            lo = mid
+        except RecursionError:
+            hi = mid - 1
+    return lo
+
+
+def test_cold_recursion_depth():
+    """A cold call costs CPython's tp_call, the shim's frame and the function's: a third of
+    CPython's recursion depth (tiered code costs no Python frames; see the issue notes)."""
+    global _deep
+    plain = _deep
+    cpython = _max_depth(plain)
+    _deep = tierjit.jit(plain)
+    try:
+        with tierjit.config.override(hot_calls=None, hot_seconds=None):
+            assert _max_depth(_deep) >= cpython // 3 - 2
+    finally:
+        _deep = plain
+
+
+def test_hot_by_calls_compiles_in_the_background_and_switches_the_slot():
+    with tierjit.config.override(hot_calls=5, hot_seconds=None, background=True):
+        f = tierjit.jit(_poly)
+        ref = weakref.ref(f)
+        ident = id(f)
+        since = len(events.events())
+        results = [f(1.5) for _ in range(8)]
+        assert compiler.wait_idle(60)
+    assert results == [_poly(1.5)] * 8
+    d = dispatcher_of(f)
+    assert d.hot_after == 5 and not d.cold
+    # the same object, now a native entry whose slot is the compiled code
+    assert id(f) == ident and ref() is f and entry.is_entry(f)
+    spec = next(iter(d.specs.values()))
+    assert entry.get_slot(f) == spec.native.entry_address and spec.installed
+    assert f(1.5) == _poly(1.5) and f(2) == _poly(2)
+    kinds = [(e.kind, e.tier, e.thread) for e in new_events(since) if e.function == "_poly"]
+    assert ("compile", "opt", events.COMPILER_THREAD) in kinds
+    assert ("tier-up", "opt", events.COMPILER_THREAD) in kinds
+
+
+def _poly(x):
+    y = 0.0
+    for k in range(4):
+        y = y * x + k
+    return y
+
+
+def test_hot_by_time_queues_when_the_slow_call_returns():
+    def slow(n):
+        s = 0
+        for i in range(n):
+            s += i % 7
+        return s
+
+    with tierjit.config.override(hot_calls=None, hot_seconds=0.001, background=False):
+        f = tierjit.jit(slow)
+        assert f(10) == slow(10)
+        assert dispatcher_of(f).cold                  # 10 iterations: far below 1 ms
+        assert f(200_000) == slow(200_000)            # this one takes longer: compiled after
+        d = dispatcher_of(f)
+        assert not d.cold and any(s.tier == "opt" for s in d.specs.values())
+        assert f(200_000) == slow(200_000)
+
+
+def test_never():
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        f = tierjit.jit(_poly)
+        for _ in range(3000):
+            f(0.5)
+    assert dispatcher_of(f).cold and shim.is_shim(f)
+
+
+def test_threshold_zero_in_the_caller_is_the_old_opt():
+    since = len(events.events())
+    with tierjit.config.override(hot_calls=0, background=False):
+        f = tierjit.jit(_poly)
+        assert f(2.0) == _poly(2.0)
+    assert entry.is_entry(f)
+    compiles = [e for e in new_events(since) if e.kind == "compile" and e.function == "_poly"]
+    assert compiles and compiles[0].thread != events.COMPILER_THREAD
+    assert tierjit.stats()["pauses"]["max_seconds"] >= compiles[0].seconds * 0.5
+
+
+def test_max_specialisations():
+    with tierjit.config.override(hot_calls=0, background=False, max_specialisations=1):
+        f = tierjit.jit(_poly)
+        assert f(2.0) == _poly(2.0) and f(2) == _poly(2)
+        assert len(dispatcher_of(f).specs) == 1
+        assert "max_specialisations=1 reached" in tierjit.explain(f)
+
+
+def test_a_function_tierjit_cannot_lower_stays_cpython_when_hot():
+    def comp(n):
+        return sum([i * i for i in range(n)])        # a comprehension: not supported
+
+    with tierjit.config.override(hot_calls=2, background=False):
+        f = tierjit.jit(comp)
+        assert [f(4) for _ in range(5)] == [14] * 5
+        d = dispatcher_of(f)
+        assert d.bypass and not d.cold
+    assert "plain CPython" in tierjit.explain(f)
+
+
+# -- deopts and give-up ------------------------------------------------------------------------
+
+def _square(x):
+    return x * x
+
+
+def test_deopts_are_counted_and_recorded_then_given_up():
+    since = len(events.events())
+    with tierjit.config.override(hot_calls=0, background=False, max_deopts=3):
+        f = tierjit.jit(_square)
+        assert f(3) == 9                              # native code for (int)
+        spec = dispatcher_of(f).latest()
+        assert entry.get_slot(f) == spec.native.entry_address
+        assert [f(2**40) for _ in range(5)] == [2**80] * 5     # overflow: every call deopts
+        assert f(3) == 9
+    assert spec.deopt_count == 3 and spec.gave_up and spec.tier == "python"
+    assert entry.get_slot(f) == entry.forwarder_address()     # calls go to the slow path
+    mine = [e for e in new_events(since) if e.function == "_square"]
+    deopts = [e for e in mine if e.kind == "deopt"]
+    assert len(deopts) == 3
+    assert deopts[0].detail["op"] == "mul" and deopts[0].detail["line"] > 0
+    give_up = [e for e in mine if e.kind == "give-up"]
+    assert len(give_up) == 1 and "3 deopts" in give_up[0].detail["reason"]
+    text = tierjit.explain(f)
+    assert "native code dropped after 3 deopts" in text and "(mul)" in text
+    counters = tierjit.stats()["functions"]
+    assert any(c["deopts"] == 3 for name, c in counters.items() if name.startswith("_square"))
+
+
+def test_opt_tier_gives_up_to_tier0():
+    with tierjit.config.override(max_deopts=2):
+        f = tierjit.jit(_square, tier="opt")
+        assert [f(2**40) for _ in range(4)] == [2**80] * 4
+        spec = dispatcher_of(f).latest()
+    assert spec.gave_up and spec.tier == "interp"
+
+
+# -- events, stats, logging --------------------------------------------------------------------
+
+def test_stats_shape():
+    with tierjit.config.override(hot_calls=0, background=False):
+        f = tierjit.jit(_poly)
+        f(1.0)
+    s = tierjit.stats()
+    assert set(s) == {"events", "functions", "compiler", "pauses", "config"}
+    ev = s["events"][-1]
+    assert set(ev) == {"seq", "time", "kind", "function", "types", "tier", "thread",
+                       "seconds", "detail"}
+    fn = [c for name, c in s["functions"].items() if name.startswith("_poly")][-1]
+    assert fn["compiles"] >= 1 and fn["specialisations"]["(float)"]["tier"] == "opt"
+    assert s["config"] == tierjit.config.as_dict()
+
+
+def test_log_prints_one_line_per_event(tmp_path):
+    out = run_python("""
+        import tierjit
+        from tierjit.runtime import compiler
+        @tierjit.jit
+        def f(x):
+            return x * x
+        for v in (3, 3, 3, 2**40):
+            f(v)
+            compiler.wait_idle()
+        """, tmp_path, TIERJIT_LOG="1", TIERJIT_HOT_CALLS="2")
+    assert out.returncode == 0, out.stderr
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("tierjit +")]
+    kinds = [ln.split()[2] for ln in lines]
+    assert kinds[:2] == ["compile", "tier-up"] and "deopt" in kinds, out.stderr
+    assert "[tierjit-compiler]" in lines[0] and "f(int)" in lines[0]
+
+
+def test_exit_while_compiling_is_clean(tmp_path):
+    out = run_python("""
+        import tierjit
+        @tierjit.jit
+        def f(x):
+            return x + 1
+        for i in range(5):
+            f(i)
+        print("done")
+        """, tmp_path, TIERJIT_HOT_CALLS="1")
+    assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr
+
+
+# -- the shim ----------------------------------------------------------------------------------
+
+def test_shim_looks_like_the_function():
+    def documented(a, b):
+        """Docs."""
+        return a - b
+
+    f = tierjit.jit(documented)
+    assert shim.is_shim(f)
+    assert f.__name__ == "documented" and f.__doc__ == "Docs."
+    assert f.__module__ == __name__ and f.__wrapped__ is documented
+    assert repr(f).startswith("<tierjit function ")
+    assert "inspect" in dir(f)
+
+
+    class C:
+        meth = tierjit.jit(lambda self, x: (self, x))
+
+    c = C()
+    assert c.meth(5) == (c, 5) and C.meth(c, 6) == (c, 6)     # binds like a function
+
+
+def test_shim_is_collected():
+    f = tierjit.jit(_poly)
+    r = weakref.ref(f)
+    del f
+    gc.collect()
+    assert r() is None
+
+
+def test_upgraded_shim_is_collected():
+    with tierjit.config.override(hot_calls=0, background=False):
+        f = tierjit.jit(_poly)
+        f(1.0)
+    assert entry.is_entry(f)
+    r = weakref.ref(f)
+    del f
+    gc.collect()
+    assert r() is None

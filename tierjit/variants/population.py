@@ -1,0 +1,239 @@
+"""`tierjit.evaluate`: many programs over the rows of X, as one native job where possible.
+
+Analogue: a query planner. Programs arrive in any of four forms and are planned into pieces:
+
+    Programs (the array encoding)            -> one Encoded piece, no per-program Python work
+    source text / ast tree / bound template  -> grouped by structure (Template); a group whose
+    / plain function                            template is straight-line arithmetic becomes an
+                                                Encoded piece by filling constant slots with
+                                                NumPy (straightline.instantiate); any other
+                                                group stays a Called piece
+
+All Encoded pieces run as one population through the native evaluator (vm.py); Called pieces
+are called on whole columns at once — NumPy op at a time — or, when the program cannot take
+arrays (it branches on values, calls `math`), row by row on NumPy scalars of X's dtype.
+
+Semantics (the same for every path): every variable, input and constant is a value of X's
+dtype; arithmetic is NumPy's for that dtype, so division by zero, overflow and invalid
+operations give ±inf and nan per row instead of raising; no RuntimeWarning is issued (the
+policy of `np.errstate(all="ignore")`: a population search produces such rows by design). A
+Called program that raises on a row gives nan for that row.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .encoding import Programs
+from .template import Template, template_of
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import numpy as np
+
+REDUCTIONS = (None, "max", "sum", "mse")
+
+
+@dataclass
+class Encoded:
+    """Programs in the array encoding and the result rows they fill (None: all, in order)."""
+
+    progs: Programs
+    positions: Any = None
+
+
+@dataclass
+class Grouped:
+    """Variants of one structure: the template, each variant's constants and result row."""
+
+    template: Template
+    consts: list = field(default_factory=list)
+    positions: list = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    n_programs: int
+    pieces: list
+
+
+def check_data(X: Any, reduce: str | None, y: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """X as a 2-d float32/float64 array (a 1-d X is one variable), y as X's dtype."""
+    import numpy as np
+    if reduce not in REDUCTIONS:
+        raise ValueError(f"evaluate: reduce must be one of None, 'max', 'sum', 'mse'; got "
+                         f"{reduce!r}")
+    X = np.asarray(X)
+    if X.ndim == 1:
+        X = X[:, None]
+    if X.ndim != 2:
+        raise ValueError(f"evaluate: X must be 2-d (rows x variables); got shape {X.shape}")
+    if X.dtype not in (np.float32, np.float64):
+        raise TypeError(f"evaluate: X must be float32 or float64; got {X.dtype} (convert with "
+                        "X.astype(np.float64))")
+    if (reduce == "mse") != (y is not None):
+        raise ValueError("evaluate: y is needed with reduce='mse' and only then")
+    if y is not None:
+        y = np.asarray(y, X.dtype).reshape(-1)
+        if len(y) != len(X):
+            raise ValueError(f"evaluate: y has {len(y)} values for {len(X)} rows of X")
+    return X, y
+
+
+_function_templates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _function_template(fn: Any) -> Template:
+    t = _function_templates.get(fn)
+    if t is None:
+        from .source import function_tree
+        fdef, namespace = function_tree(fn)
+        t = _function_templates[fn] = Template(fdef, (), namespace, what="evaluate")
+    return t
+
+
+def plan(programs: Any) -> Plan:
+    """Sort programs into pieces (see the module docstring)."""
+    if isinstance(programs, Programs):
+        return Plan(len(programs), [Encoded(programs)])
+    if isinstance(programs, (str, ast.AST)) or callable(programs):
+        raise TypeError("evaluate: programs must be a sequence of programs or a Programs "
+                        "population; wrap a single program in a list")
+    from .structure import _from_tree, split_source
+    groups: dict[Template, Grouped] = {}
+    n = 0
+    for i, p in enumerate(programs):
+        n += 1
+        tc = template_of(p)
+        if tc is None:
+            if isinstance(p, str):
+                tc = split_source(p)
+            elif isinstance(p, ast.AST):
+                tc = _from_tree(p, None, None, False, "evaluate")
+            elif isinstance(p, Template):
+                if p.params:
+                    raise TypeError(f"evaluate: program {i} is a Template with params "
+                                    f"{', '.join(p.params)}; bind it first")
+                tc = (p, ())
+            elif hasattr(getattr(p, "py_func", p), "__code__"):
+                tc = (_function_template(getattr(p, "py_func", p)), ())
+            else:
+                raise TypeError(f"evaluate: program {i} is a {type(p).__name__}; expected "
+                                "source text, an ast tree, a bound template or a function")
+        t, consts = tc
+        g = groups.get(t)
+        if g is None:
+            g = groups[t] = Grouped(t)
+        g.consts.append(consts)
+        g.positions.append(i)
+    return Plan(n, list(groups.values()))
+
+
+def lower_groups(pieces: list, n_inputs: int) -> list:
+    """Grouped pieces of straight-line templates -> Encoded; the rest unchanged."""
+    import numpy as np
+
+    from .straightline import RegisterCode, instantiate
+    out = []
+    for piece in pieces:
+        if isinstance(piece, Grouped):
+            t = piece.template
+            if len(t.inputs) != n_inputs:
+                raise ValueError(f"evaluate: program {piece.positions[0]} ({t.name}) takes "
+                                 f"{len(t.inputs)} inputs, but X has {n_inputs} columns")
+            rc = t.register_code()
+            if isinstance(rc, RegisterCode):
+                try:
+                    consts = np.asarray(piece.consts)
+                except ValueError:                      # ragged: not all numbers
+                    consts = np.asarray([object()])
+                if consts.dtype.kind in "biuf" and consts.shape == (len(piece.consts),
+                                                                    len(t.params)):
+                    out.append(Encoded(instantiate(rc, consts), np.asarray(piece.positions)))
+                    continue
+        elif piece.progs.n_inputs != n_inputs:
+            raise ValueError(f"evaluate: the programs have n_inputs={piece.progs.n_inputs}, "
+                             f"but X has {n_inputs} columns")
+        out.append(piece)
+    return out
+
+
+def result_array(n: int, X: np.ndarray, reduce: str | None) -> np.ndarray:
+    import numpy as np
+    if reduce is None:
+        return np.empty((n, X.shape[0]), X.dtype)
+    return np.empty(n, X.dtype if reduce == "max" else np.float64)
+
+
+def run_plan(p: Plan, X: np.ndarray, reduce: str | None, y: np.ndarray | None,
+             threads: int | None = None) -> np.ndarray:
+    """Evaluate a plan locally: one native job for the encoded pieces, calls for the rest."""
+    import numpy as np
+
+    from . import vm
+    pieces = lower_groups(p.pieces, X.shape[1])
+    encoded = [q for q in pieces if isinstance(q, Encoded)]
+    if len(encoded) == 1 and encoded[0].positions is None:
+        return vm.run(encoded[0].progs, X, reduce, y, threads)
+    out = result_array(p.n_programs, X, reduce)
+    if encoded:
+        res = vm.run(Programs.concat([q.progs for q in encoded]), X, reduce, y, threads)
+        out[np.concatenate([q.positions for q in encoded])] = res
+    for q in pieces:
+        if isinstance(q, Grouped):
+            out[q.positions] = call_group(q, X, reduce, y)
+    return out
+
+
+def call_group(g: Grouped, X: np.ndarray, reduce: str | None,
+               y: np.ndarray | None) -> np.ndarray:
+    """Evaluate variants that are not straight-line by calling them (see the docstring)."""
+    import numpy as np
+
+    from .reference import reduce_rows
+    t = g.template
+    py = t.py_function()
+    rows = np.empty((len(g.consts), X.shape[0]), X.dtype)
+    scalar = X.dtype.type
+    cols = [X[:, j] for j in range(X.shape[1])]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k, consts in enumerate(g.consts):
+            cs = [scalar(c) if type(c) in (int, float) else c for c in consts]
+            if not _call_columns(py, cs, cols, rows[k]):
+                _call_rows(t.target, cs, X, rows[k])
+    return reduce_rows(rows, reduce, y)
+
+
+def _call_columns(fn: Any, consts: list, cols: list, out: np.ndarray) -> bool:
+    import numpy as np
+    try:
+        r = np.asarray(fn(*consts, *cols))
+    except Exception:            # noqa: BLE001 - the program cannot take arrays
+        return False
+    if r.dtype.kind not in "biuf" or r.shape not in ((), out.shape):
+        return False
+    out[:] = r
+    return True
+
+
+def _call_rows(fn: Any, consts: list, X: np.ndarray, out: np.ndarray) -> None:
+    nan = float("nan")
+    for i, row in enumerate(X):
+        try:
+            out[i] = fn(*consts, *row)
+        except Exception:        # noqa: BLE001 - NumPy's rules: a row never raises
+            out[i] = nan
+
+
+def evaluate(programs: Any, X: Any, reduce: str | None = None, y: Any = None,
+             executor: Any = None, *, threads: int | None = None) -> np.ndarray:
+    """See tierjit.evaluate."""
+    X, y = check_data(X, reduce, y)
+    if executor is not None:
+        from .executors import evaluate_on
+        return evaluate_on(executor, programs, X, reduce, y)
+    return run_plan(plan(programs), X, reduce, y, threads)
