@@ -922,6 +922,8 @@ def compile_native(dispatcher, spec) -> NativeCode:
     try:
         gen = FunctionCodegen(mod, dispatcher, spec, name)
         core = gen.generate()
+        if f"@{name}_core(" in core.split("\n", 1)[1]:
+            core = _unroll_recursion(core, f"{name}_core")
         mod.functions.insert(0, core)
         cores = {f"{name}_core": core}
         cores.update((n, f) for n, f in _defined(mod.functions[1:]))
@@ -939,6 +941,16 @@ def compile_native(dispatcher, spec) -> NativeCode:
     return NativeCode(entry_addr, spec.core_cell.value, callable_, gen.fs.states,
                       cm.llvm_text, text, time.perf_counter() - t0, gen.keepalive,
                       f"{name}_core", cores, set(mod.decls), set(mod.helpers))
+
+
+def _unroll_recursion(core: str, name: str) -> str:
+    """A self-recursive core calls an always-inlined twin that calls the core back, so
+    LLVM inlines one level of the recursion into every call (as gcc does for fib)."""
+    head, body = core.split("\n", 1)
+    twin_head = head.replace(f"@{name}(", f"@{name}_twin(").replace("define ", "define internal ", 1)
+    twin_head = twin_head[:-2] + " alwaysinline {"
+    return head + "\n" + body.replace(f"@{name}(", f"@{name}_twin(") + "\n" + \
+        twin_head + "\n" + body
 
 
 def _defined(functions: list[str]):
