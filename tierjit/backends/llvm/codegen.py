@@ -38,7 +38,7 @@ from ...types.lattice import BOOL, INT, ArrayT, Scalar, TupleT, Type, UnionT, me
 from .arrays import ArrayOps
 from .boxing import Boxing
 from .helpers import HELPERS, NEEDS
-from .lltypes import kind, ll, union_members, zero
+from .lltypes import kind, ll, union_members
 from .mathfns import MathOps
 from .scalar import ScalarOps, fconst
 
@@ -193,19 +193,18 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.pending_fs = self.cur_fs
 
     def flush(self) -> None:
+        """Test the pending guards: deoptimise to their frame state if any failed."""
         if self.pending_nan is not None:
             nan = self.emit(f"fcmp uno double {self.pending_nan}, 0.0")
             self.pending_nan = None
             self.pending = nan if self.pending is None else \
                 self.emit(f"or i1 {self.pending}, {nan}")
         if self.pending is not None:
-            cond, fs = self.pending, self.cur_fs
-            self.pending = None
+            cond, self.pending = self.pending, None
             self.cur_fs, saved = self.pending_fs, self.cur_fs
             self.pending_fs = None
             self.branch_to_deopt(cond)
             self.cur_fs = saved
-            del fs
 
     def branch_to_deopt(self, cond: str) -> None:
         ok = self.new_label("ok")
@@ -763,7 +762,6 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
                                           for t in ts)))
         if len(combos) > 16:
             return False, None
-        from ...types.rules import result_type
         payloads, tags = [], []
         for x, t in zip(a, ts):
             if isinstance(t, UnionT):

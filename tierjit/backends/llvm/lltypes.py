@@ -86,9 +86,3 @@ def ll(t: Type) -> str:
                               "in native code")
         return f"{{{reprs.pop()}, i8}}"
     raise Unsupported(f"values of type {t} in native code")
-
-
-def zero(t: Type) -> str:
-    """An LLVM constant of type ll(t) (used for values that are never read)."""
-    return "zeroinitializer" if ll(t).startswith("{") else (
-        "0.0" if ll(t) in ("double", "float") else "0")
