@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from ...errors import Unsupported
 from ...ir.liveness import FrameStates
-from ...ir.verifier import reverse_postorder
+from ...ir.verifier import dominators, reverse_postorder
 from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import BINARY_OPS, COMPARE_OPS, Op
 from ...passes.ranges import I64, arith, within_i64
@@ -42,6 +42,7 @@ from .lltypes import kind, ll, union_members
 from .mathfns import MathOps
 from .scalar import ScalarOps, fconst
 
+POLL_PERIOD = 1024          # loop back edges between two checks for pending signals
 _counter = itertools.count()
 _counter_lock = threading.Lock()
 
@@ -292,8 +293,26 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
 
     def edge(self, target: Block, args: list[Value]) -> None:
         vals = [self.coerce(self.vals[a], a.type, p.type) for a, p in zip(args, target.params)]
+        if target in self.dom[self.cur_block_index[0]]:
+            self.poll_signals()               # a loop's back edge
         self.incoming[target].append((self.cur_label, vals))
         self.emit_void(f"br label %b{target.id}")
+
+    def poll_signals(self) -> None:
+        """Every POLL_PERIOD back edges, let CPython run pending signal handlers, so Ctrl-C
+        interrupts a long native loop with KeyboardInterrupt (status 1: exception set)."""
+        self.declare("declare i32 @PyErr_CheckSignals()")
+        c = self.emit(f"load i32, ptr {self.poll_count}")
+        c1 = self.emit(f"add i32 {c}, 1")
+        self.emit_void(f"store i32 {c1}, ptr {self.poll_count}")
+        due = self.emit(f"icmp eq i32 {self.emit(f'and i32 {c1}, {POLL_PERIOD - 1}')}, 0")
+        check, cont = self.new_label("poll"), self.new_label("polled")
+        self.emit_void(f"br i1 {due}, label %{check}, label %{cont}, !prof !{{!\"branch_weights\", i32 1, i32 {POLL_PERIOD}}}")
+        self.start(check)
+        raised = self.emit("call i32 @PyErr_CheckSignals()")
+        self.propagate_error_if(self.emit(f"icmp ne i32 {raised}, 0"))
+        self.emit_void(f"br label %{cont}")
+        self.start(cont)
 
     # -- the core function ----------------------------------------------------------------
     def generate(self) -> str:
@@ -306,6 +325,9 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.lines.append("entry:")
         self.owned = self.alloca("ptr")
         self.emit_void(f"store ptr null, ptr {self.owned}")
+        self.poll_count = self.alloca("i32")
+        self.emit_void(f"store i32 0, ptr {self.poll_count}")
+        self.dom = dominators(self.fn)
         if self.writes_arrays:
             self.cur_fs = self.fs.at(self.fn.entry, 0)
             for p in self.fn.entry.params:
