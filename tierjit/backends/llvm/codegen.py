@@ -94,8 +94,10 @@ class _Module:
 class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
     """Generates the core function of one specialisation."""
 
-    def __init__(self, mod: _Module, dispatcher, spec, name: str):
+    def __init__(self, mod: _Module, dispatcher, spec, name: str,
+                 impure_loops: frozenset = frozenset()):
         self.mod, self.dispatcher, self.spec, self.name = mod, dispatcher, spec, name
+        self.impure_loops = impure_loops      # loop headers found to call into Python
         self.fn: Function = spec.typed.fn
         self.ret_type: Type | None = spec.typed.return_type
         self.fs = FrameStates(self.fn)
@@ -118,6 +120,11 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.pending_nan: str | None = None  # deferred non-finite check (defer_non_finite)
         self.pending_fs: int | None = None
         self.strict_floats = False           # Python float ops also guard non-finite results
+        self.cur_region: Block | None = None  # header of the pure loop being generated
+        self.region_of: dict[Block, Block] = {}
+        self.region_slots: dict[Block, tuple[str, str]] = {}
+        self.region_fs: dict[Block, int] = {}
+        self.fs_subst: dict[int, dict[Value, Value]] = {}
         self.writes_arrays = any(i.op is Op.SETITEM for b in self.fn.blocks for i in b.instrs)
         self.resume_obj = functools.partial(_resume, dispatcher, spec)
         self.keepalive.append(self.resume_obj)
@@ -170,6 +177,11 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         a trapping operation, a side effect, a terminator."""
         if self.cur_fs is None:
             raise AssertionError("guard outside an instruction")
+        if defer and self.cur_region is not None:
+            flag, _ = self.region_slots[self.cur_region]
+            old = self.emit(f"load i1, ptr {flag}")
+            self.emit_void(f"store i1 {self.emit(f'or i1 {old}, {cond}')}, ptr {flag}")
+            return
         if self.pending_fs is not None and self.pending_fs != self.cur_fs:
             self.flush()
         if defer:
@@ -184,17 +196,25 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
     def defer_non_finite(self, x: str, ll_type: str) -> None:
         """Deoptimise (deferred) if x is inf or NaN: x - x is 0.0 for finite x and NaN
         otherwise; the differences are summed and the sum is tested once, at the flush."""
-        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
-            self.flush()
         d = self.emit(f"fsub {ll_type} {x}, {x}")
         if ll_type == "float":
             d = self.emit(f"fpext float {d} to double")
+        if self.cur_region is not None:
+            _, nan = self.region_slots[self.cur_region]
+            old = self.emit(f"load double, ptr {nan}")
+            self.emit_void(f"store double {self.emit(f'fadd double {old}, {d}')}, ptr {nan}")
+            return
+        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
+            self.flush()
         self.pending_nan = d if self.pending_nan is None else \
             self.emit(f"fadd double {self.pending_nan}, {d}")
         self.pending_fs = self.cur_fs
 
     def flush(self) -> None:
-        """Test the pending guards: deoptimise to their frame state if any failed."""
+        """Test the pending guards: deoptimise to their frame state if any failed.
+        (In a pure loop, guards wait for the loop's exit: see flush_region.)"""
+        if self.cur_region is not None:
+            return
         if self.pending_nan is not None:
             nan = self.emit(f"fcmp uno double {self.pending_nan}, 0.0")
             self.pending_nan = None
@@ -206,6 +226,15 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             self.pending_fs = None
             self.branch_to_deopt(cond)
             self.cur_fs = saved
+
+    def flush_region(self, h: Block) -> None:
+        """Leaving the pure loop of h: deoptimise to its entry if any of its guards failed."""
+        flag, nan = self.region_slots[h]
+        f = self.emit(f"load i1, ptr {flag}")
+        n = self.emit(f"fcmp uno double {self.emit(f'load double, ptr {nan}')}, 0.0")
+        self.cur_fs, saved = self.region_fs[h], self.cur_fs
+        self.branch_to_deopt(self.emit(f"or i1 {f}, {n}"))
+        self.cur_fs = saved
 
     def branch_to_deopt(self, cond: str) -> None:
         ok = self.new_label("ok")
@@ -246,9 +275,12 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         boxed = []
         self.declare("declare ptr @PyLong_FromLongLong(i64)")
         boxed.append(self.emit(f"call ptr @PyLong_FromLongLong(i64 {fs})"))
+        subst = self.fs_subst.get(fs, {})
         for v in state.live:
             if v is produced:
                 boxed.append(obj)
+            elif v in subst:                  # a pure loop's parameter: its entry value
+                boxed.append(self.box(self.vals[subst[v]], subst[v].type))
             else:
                 boxed.append(self.box(self.vals[v], v.type))
         self.max_argv = max(self.max_argv, len(boxed))
@@ -295,6 +327,14 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         vals = [self.coerce(self.vals[a], a.type, p.type) for a, p in zip(args, target.params)]
         if target in self.dom[self.cur_block_index[0]]:
             self.poll_signals()               # a loop's back edge
+        into = self.region_of.get(target)
+        if self.cur_region is not None and into is not self.cur_region:
+            self.flush_region(self.cur_region)    # leaving a pure loop
+        if into is not None and into is not self.cur_region:
+            flag, nan = self.region_slots[into]   # entering one: no guard has failed yet
+            self.emit_void(f"store i1 false, ptr {flag}")
+            self.emit_void(f"store double 0.0, ptr {nan}")
+            self.note_region_entry(into, args)
         self.incoming[target].append((self.cur_label, vals))
         self.emit_void(f"br label %b{target.id}")
 
@@ -314,6 +354,30 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.emit_void(f"br label %{cont}")
         self.start(cont)
 
+    def find_pure_loops(self) -> None:
+        """Loops without stores, calls, raises or returns become deopt regions: their guards
+        deoptimise to the loop's entry, where tier 0 recomputes the whole loop."""
+        from ...ir.loops import natural_loops
+        impure = {Op.SETITEM, Op.CALL_JIT, Op.CALL_NUMPY, Op.RAISE, Op.RETURN}
+        loops = natural_loops(self.fn)
+        for h, body in sorted(loops.items(), key=lambda kv: -len(kv[1])):
+            if h in self.impure_loops or any(b in self.region_of for b in body):
+                continue
+            entries = [e for b in self.fn.blocks if b not in body
+                       for e in b.terminator.targets if e.block is h]
+            if len(entries) != 1 or any(i.op in impure for b in body for i in b.instrs):
+                continue
+            for b in body:
+                self.region_of[b] = h
+            self.region_slots[h] = (self.alloca("i1"), self.alloca("double"))
+            fs = self.fs.at(h, 0)
+            self.region_fs[h] = fs
+            self.fs_subst[fs] = {}
+
+    def note_region_entry(self, h: Block, args: list[Value]) -> None:
+        """The region's frame state resumes h with the values its parameters enter with."""
+        self.fs_subst[self.region_fs[h]] = dict(zip(h.params, args))
+
     # -- the core function ----------------------------------------------------------------
     def generate(self) -> str:
         ret_ll = ll(self.ret_type) if self.ret_type is not None else "i8"
@@ -328,6 +392,7 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         self.poll_count = self.alloca("i32")
         self.emit_void(f"store i32 0, ptr {self.poll_count}")
         self.dom = dominators(self.fn)
+        self.find_pure_loops()
         if self.writes_arrays:
             self.cur_fs = self.fs.at(self.fn.entry, 0)
             for p in self.fn.entry.params:
@@ -340,17 +405,21 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             for p in b.params:
                 self.vals[p] = f"%v{p.id}"
             region = 0
+            self.cur_region = self.region_of.get(b)
             for i, ins in enumerate(b.instrs):
                 # Guards of side-effect-free code deoptimise to the start of its region:
                 # tier 0 recomputes those pure ops, and all the region's guards can share
                 # one branch. A store, a call or a call into Python ends a region.
                 self.cur_block_index = (b, i)
-                self.cur_fs = self.fs.at(b, region) if _may_deopt(ins) else None
+                if self.cur_region is not None:
+                    self.cur_fs = self.region_fs[self.cur_region]
+                else:
+                    self.cur_fs = self.fs.at(b, region) if _may_deopt(ins) else None
                 self.ended_region = ins.op in _SIDE_EFFECTS
                 self.instr(b, i, ins)
                 if self.ended_region:
                     region = i + 1
-        self.cur_fs = None
+        self.cur_fs, self.cur_region = None, None
         assert self.pending is None and self.pending_nan is None, \
             "a guard was left pending past a terminator"
         self.emit_deopt_blocks()
@@ -606,6 +675,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             raise Unsupported(f"operation {ins.op.value} on {', '.join(map(str, ts))} in "
                               "native code", ins.line)
         self.keepalive.append(fn)
+        if self.cur_region is not None:
+            raise _ImpureLoop(self.cur_region)   # tier 0 would run this call twice
         self.ended_region = True      # Python code may warn: never run it twice
         self.flush()
         boxed = [self.box(x, t) for x, t in zip(a, ts)]
@@ -852,6 +923,13 @@ def _nonneg(values: list[Value]) -> list[bool]:
     return [v.range is not None and v.range[0] >= 0 for v in values]
 
 
+class _ImpureLoop(Exception):
+    """A loop taken for pure calls into Python: generate again without it as a region."""
+
+    def __init__(self, header: Block):
+        self.header = header
+
+
 def _no_callee(*_):
     raise Unsupported("call in a union operation")
 
@@ -938,10 +1016,16 @@ def compile_native(dispatcher, spec) -> NativeCode:
         name = f"tj{next(_counter)}_{dispatcher.__name__}"
     if spec.core_cell is None:
         spec.core_cell = ctypes.c_void_p(0)
-    mod = _Module()
+    impure: frozenset = frozenset()
     try:
-        gen = FunctionCodegen(mod, dispatcher, spec, name)
-        core = gen.generate()
+        while True:
+            mod = _Module()
+            gen = FunctionCodegen(mod, dispatcher, spec, name, impure)
+            try:
+                core = gen.generate()
+                break
+            except _ImpureLoop as e:
+                impure = impure | {e.header}
         if f"@{name}_core(" in core.split("\n", 1)[1]:
             core = _unroll_recursion(core, f"{name}_core")
         mod.functions.insert(0, core)
