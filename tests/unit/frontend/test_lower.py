@@ -115,8 +115,8 @@ def test_range_with_three_arguments():
     a, b, c = fn.entry.params
     rlen, item = _first(fn, Op.RANGE_LEN), _first(fn, Op.RANGE_ITEM)
     assert rlen.args == [a, b, c]
-    assert item.args[:2] == [a, c]              # start, step, then the counter
-    header = next(blk for blk in fn.blocks if item.args[2] in blk.params)
+    assert item.args[:3] == [a, b, c]           # start, stop, step, then the counter
+    header = next(blk for blk in fn.blocks if item.args[3] in blk.params)
     assert header.params[0].name.startswith(".k")
     assert {p.name for p in header.params[1:]} == {"s"}
 

@@ -46,7 +46,13 @@ class _Emitter:
     fn: Function
     ns: dict[str, Any] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
+    source_lines: list[int] = field(default_factory=list)   # source line of each line
     cases: set[Block] = field(default_factory=set)
+    line: int = 0                      # source line of what is being emitted
+
+    def out(self, text: str) -> None:
+        self.lines.append(text)
+        self.source_lines.append(self.line)
 
     def name_for(self, obj: Any, hint: str) -> str:
         """A namespace name bound to `obj` (constants the source cannot spell, callees)."""
@@ -110,26 +116,28 @@ class _Emitter:
     # -- statements -------------------------------------------------------------------
     def instrs(self, b: Block, start: int, ind: str) -> None:
         for ins in b.instrs[start:-1]:
+            self.line = ins.line or self.line
             if ins.op is Op.SETITEM:
                 a = [_v(x) for x in ins.args]
-                self.lines.append(f"{ind}{a[0]}[{', '.join(a[1:-1])}] = {a[-1]}")
+                self.out(f"{ind}{a[0]}[{', '.join(a[1:-1])}] = {a[-1]}")
             else:
-                self.lines.append(f"{ind}{_v(ins.result)} = {self.expr(ins)}")
+                self.out(f"{ind}{_v(ins.result)} = {self.expr(ins)}")
         self.terminator(b.terminator, ind)
 
     def terminator(self, t: Instr, ind: str) -> None:
+        self.line = t.line or self.line
         if t.op is Op.RETURN:
-            self.lines.append(f"{ind}return {_v(t.args[0])}")
+            self.out(f"{ind}return {_v(t.args[0])}")
         elif t.op is Op.RAISE:
             exc, args = t.attr
-            self.lines.append(f"{ind}raise {self.name_for(exc, 'e')}"
+            self.out(f"{ind}raise {self.name_for(exc, 'e')}"
                               f"(*{self.name_for(args, 'a')})")
         elif t.op is Op.JUMP:
             self.edge(t.targets[0], ind)
         else:
-            self.lines.append(f"{ind}if {_v(t.args[0])}:")
+            self.out(f"{ind}if {_v(t.args[0])}:")
             self.edge(t.targets[0], ind + "    ")
-            self.lines.append(f"{ind}else:")
+            self.out(f"{ind}else:")
             self.edge(t.targets[1], ind + "    ")
 
     def edge(self, e: Edge, ind: str) -> None:
@@ -137,10 +145,10 @@ class _Emitter:
             lhs = ", ".join(_v(p) for p in e.block.params)
             rhs = ", ".join(_v(a) for a in e.args)
             if lhs != rhs:
-                self.lines.append(f"{ind}{lhs} = {rhs}")
+                self.out(f"{ind}{lhs} = {rhs}")
         if e.block in self.cases:
-            self.lines.append(f"{ind}_b = {e.block.id}")
-            self.lines.append(f"{ind}continue")
+            self.out(f"{ind}_b = {e.block.id}")
+            self.out(f"{ind}continue")
         else:
             self.instrs(e.block, 0, ind)
 
@@ -150,7 +158,12 @@ def emit(fn: Function, entry: FrameState | None = None) -> tuple[str, dict[str, 
 
     With `entry` None, `_tier0` takes the function's arguments; with a frame state it takes
     the frame state's live values and starts before instruction `entry.index` of its block."""
-    em = _Emitter(fn)
+    em = _emit(fn, entry)
+    return "\n".join(em.lines) + "\n", em.ns
+
+
+def _emit(fn: Function, entry: FrameState | None) -> _Emitter:
+    em = _Emitter(fn, line=fn.first_line)
     preds = predecessors(fn)
     npreds = {b: len(ps) for b, ps in preds.items()}
     start = fn.entry if entry is None else fn.blocks[entry.block]
@@ -162,26 +175,26 @@ def emit(fn: Function, entry: FrameState | None = None) -> tuple[str, dict[str, 
         npreds[start] += 1
     em.cases = {b for b in fn.blocks if npreds[b] > 1}
     params = fn.entry.params if entry is None else list(entry.live)
-    em.lines.append(f"def _tier0({', '.join(_v(p) for p in params)}):")
+    em.out(f"def _tier0({', '.join(_v(p) for p in params)}):")
     index = 0 if entry is None else entry.index
     if not em.cases:
         em.instrs(start, index, "    ")
-        return "\n".join(em.lines) + "\n", em.ns
+        return em
     # The start runs once, as the last case of the dispatch loop; the first `_b` test of
     # every later dispatch is then a real block.
     prefix = not (index == 0 and start in em.cases)
-    em.lines.append(f"    _b = {-1 if prefix else start.id}")
-    em.lines.append("    while True:")
+    em.out(f"    _b = {-1 if prefix else start.id}")
+    em.out("    while True:")
     first = True
     for b in fn.blocks:
         if b in em.cases:
-            em.lines.append(f"        {'if' if first else 'elif'} _b == {b.id}:")
+            em.out(f"        {'if' if first else 'elif'} _b == {b.id}:")
             em.instrs(b, 0, " " * 12)
             first = False
     if prefix:
-        em.lines.append("        else:")
+        em.out("        else:")
         em.instrs(start, index, " " * 12)
-    return "\n".join(em.lines) + "\n", em.ns
+    return em
 
 
 def _builtin(name: str):
@@ -191,9 +204,19 @@ def _builtin(name: str):
 
 def compile_tier0(fn: Function, entry: FrameState | None = None, name: str | None = None):
     """The Python function `_tier0` for `fn` (and entry), compiled with exec."""
-    src, ns = emit(fn, entry)
-    filename = f"<tierjit tier0 {fn.name}>"
-    code = compile(src, filename, "exec")
+    import ast
+    em = _emit(fn, entry)
+    src, ns = "\n".join(em.lines) + "\n", em.ns
+    # Tracebacks and warnings from tier 0 name the user's file and line, as CPython does:
+    # every generated line takes the source line of the instruction it comes from.
+    tree = ast.parse(src)
+    for node in ast.walk(tree):
+        if hasattr(node, "lineno"):
+            node.lineno = em.source_lines[node.lineno - 1]
+            node.end_lineno = em.source_lines[(node.end_lineno or node.lineno) - 1] \
+                if node.end_lineno and node.end_lineno <= len(em.source_lines) else node.lineno
+            node.end_lineno = max(node.end_lineno, node.lineno)
+    code = compile(tree, fn.filename, "exec")
     exec(code, ns)
     f = ns["_tier0"]
     f.__name__ = f.__qualname__ = name or fn.name

@@ -1,0 +1,59 @@
+"""NumPy's warnings survive deoptimisation: same category, message, count and line.
+
+Native code never warns itself: where NumPy would warn (a float overflowing to inf, an
+integer wrapping), it deoptimises and tier 0 lets NumPy compute and warn. In a pure loop the
+guards deoptimise to the loop's entry, so tier 0 recomputes the loop; the warning must still
+be issued exactly once, attributed to the source line, as CPython does."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import tierjit
+
+
+def grow(a, n):
+    x = a[0]
+    for i in range(n):
+        x = x * a[1]                  # overflows to inf at some iteration: one warning
+    return x
+
+
+def wrap(a, n):
+    s = a[0]
+    for i in range(n):
+        s = s + a[1]                  # np.int64 wraps: NumPy warns
+    return s
+
+
+def store_then_overflow(a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[0] * a[1] ** i     # the store ends each region; overflow at i = 4
+    return out
+
+
+def _record(fn, *args):
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        r = fn(*args)
+    return r, [(w.category, str(w.message), w.lineno) for w in ws]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (grow, (np.array([1.0, 1e30]), 20)),
+    (wrap, (np.array([2 ** 62, 2 ** 61], dtype=np.int64), 5)),
+    (store_then_overflow, (np.array([1.0, 1e100]), np.zeros(6))),
+])
+def test_warnings_match_cpython(fn, args):
+    import copy
+    expected, ew = _record(fn, *copy.deepcopy(args))
+    native = tierjit.jit(fn, tier="opt")
+    got, gw = _record(native, *copy.deepcopy(args))
+    assert gw == ew
+    if isinstance(expected, np.ndarray):
+        assert np.array_equal(got, expected)
+    else:
+        assert type(got) is type(expected) and (got == expected or np.isnan(expected))
