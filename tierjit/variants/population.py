@@ -23,6 +23,7 @@ Called program that raises on a row gives nan for that row.
 from __future__ import annotations
 
 import ast
+import functools
 import warnings
 import weakref
 from dataclasses import dataclass, field
@@ -105,9 +106,16 @@ def plan(programs: Any) -> Plan:
     from .structure import _from_tree, split_source
     groups: dict[Template, Grouped] = {}
     n = 0
+    last_func, g = None, None
+    partial = functools.partial
     for i, p in enumerate(programs):
         n += 1
+        if type(p) is partial and p.func is last_func and not p.keywords:
+            g.consts.append(p.args)             # a run of variants of one template: the
+            g.positions.append(i)               # common case, kept cheap
+            continue
         tc = template_of(p)
+        last_func = p.func if tc is not None else None
         if tc is None:
             if isinstance(p, str):
                 tc = split_source(p)
@@ -212,7 +220,7 @@ def _call_columns(fn: Any, consts: list, cols: list, out: np.ndarray) -> bool:
     import numpy as np
     try:
         r = np.asarray(fn(*consts, *cols))
-    except Exception:            # noqa: BLE001 - the program cannot take arrays
+    except Exception:  # noqa: BLE001 - the program cannot take arrays
         return False
     if r.dtype.kind not in "biuf" or r.shape not in ((), out.shape):
         return False
@@ -225,7 +233,7 @@ def _call_rows(fn: Any, consts: list, X: np.ndarray, out: np.ndarray) -> None:
     for i, row in enumerate(X):
         try:
             out[i] = fn(*consts, *row)
-        except Exception:        # noqa: BLE001 - NumPy's rules: a row never raises
+        except Exception:  # noqa: BLE001 - NumPy's rules: a row never raises
             out[i] = nan
 
 

@@ -14,9 +14,23 @@ import inspect
 import itertools
 import linecache
 import textwrap
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 _serial = itertools.count()
+
+
+def parse(text: str) -> ast.Module:
+    """ast.parse, retried when CPython 3.11 reports its own race: the AST converter's
+    recursion counter is shared by all threads (CPython gh-106905), so ast.parse here while
+    tierjit's compiler thread parses can fail with a spurious SystemError."""
+    for attempt in range(4):
+        try:
+            return ast.parse(text)
+        except SystemError as e:
+            if "recursion depth mismatch" not in str(e) or attempt == 3:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def register(source: str, tag: str) -> str:
@@ -32,7 +46,7 @@ def parse_function(source: str, name: str | None, what: str) -> tuple[list[ast.s
     """Split a module's source into (imports before the function, the function). The module
     must hold one function definition (or `name` picks one) and otherwise only imports."""
     try:
-        tree = ast.parse(textwrap.dedent(source))
+        tree = parse(textwrap.dedent(source))
     except SyntaxError as e:
         raise SyntaxError(f"{what}: the source does not parse: {e.msg} (line {e.lineno})") \
             from None
@@ -56,11 +70,12 @@ def split_module(tree: ast.AST, name: str | None, what: str) -> tuple[list[ast.s
                          f"{found or 'none'}")
     prelude = [s for s in tree.body if s is not defs[0]]
     for s in prelude:
-        if not isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef)) and not (
-                isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
-            raise ValueError(f"{what}: line {s.lineno}: only imports may accompany the "
-                             f"function, not {type(s).__name__}")
-    return [s for s in prelude if not isinstance(s, (ast.Expr, ast.FunctionDef))], defs[0]
+        allowed = isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef)) or (
+            isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        if not allowed:
+            raise ValueError(f"{what}: line {s.lineno}: only imports and other functions may "
+                             f"accompany the function, not {type(s).__name__}")
+    return [s for s in prelude if not isinstance(s, ast.Expr)], defs[0]
 
 
 def function_tree(fn: Callable) -> tuple[ast.FunctionDef, dict[str, Any]]:
@@ -71,7 +86,7 @@ def function_tree(fn: Callable) -> tuple[ast.FunctionDef, dict[str, Any]]:
     except (OSError, TypeError) as e:
         raise ValueError(f"the source of {getattr(fn, '__qualname__', fn)!r} is not "
                          f"available ({e}); pass the source text instead") from None
-    tree = ast.parse(src)
+    tree = parse(src)
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)   # lines of the real file
     _, fdef = split_module(tree, fn.__code__.co_name, "template")
     namespace = fn.__globals__

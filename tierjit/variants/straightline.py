@@ -184,8 +184,15 @@ _MISSING = object()
 
 
 def _assigned(fdef: ast.FunctionDef) -> list[str]:
-    return [n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
-            and isinstance(n.ctx, ast.Store)]
+    """Names assigned by the body's top-level statements (a compound statement, which may
+    assign more, makes the lowering fail anyway)."""
+    out = []
+    for s in fdef.body:
+        if isinstance(s, ast.Assign):
+            out += [t.id for t in s.targets if isinstance(t, ast.Name)]
+        elif isinstance(s, (ast.AugAssign, ast.AnnAssign)) and isinstance(s.target, ast.Name):
+            out.append(s.target.id)
+    return out
 
 
 def lower(t: Template) -> RegisterCode | str:

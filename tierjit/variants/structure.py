@@ -6,17 +6,20 @@ only in float literals have one *structure*: one Template whose params are the l
 with other constants costs a dictionary lookup and a bind, never a parse or a compile.
 
 Only float literals are abstracted (with their sign: `-1.5` is one constant, -1.5): int and
-bool literals shape loops, indices and exponents,
-so they stay part of the structure (as do literals in default values, decorators and match
-patterns, which are evaluated elsewhere). Complex literals stay too.
+bool literals shape loops, indices and exponents, so they stay part of the structure, as do
+complex literals and literals in default values, decorators and match patterns (which are
+evaluated elsewhere than the body).
 
 Two ways in, both ending in the same structure table:
 
 - source text: a regular expression splits the text around float literals, and the text
   between them is the key (microseconds, no parse). The first time a key is seen the source is
   parsed and the split is checked against the tree: the literals found in the text must be
-  exactly the tree's abstracted constants, at the same places. A literal inside a string or a
-  comment, or anything else the expression misjudges, marks the key "parse every time".
+  exactly the tree's abstracted constants, at the same places. Then the key is safe for every
+  later source with the same split text: the literals stand where the first source had float
+  literal tokens, surrounded by the same text, so it parses to the same tree with other
+  constants (a moved minus sign is only ever a unary minus there). A literal inside a string
+  or a comment, or anything else the expression misjudges, marks the key "parse every time".
 - an ast tree: a walk collects the float constants and the rest of the tree as the key.
 """
 
@@ -67,84 +70,99 @@ def _ns_key(globals: dict | None) -> int:
 _SKIP_FIELDS = {"decorator_list", "args", "returns", "type_comment"}
 
 
-def _tree_key(node: ast.AST, out: list, consts: list, spans: list,
+_LEAVES = (ast.Load, ast.Store, ast.Del, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.USub,
+           ast.UAdd, ast.Not, ast.Lt, ast.Gt, ast.Eq, ast.NotEq, ast.LtE, ast.GtE, ast.And,
+           ast.Or, ast.Pow, ast.Mod, ast.FloorDiv)
+_NO_FIELDS = frozenset(_LEAVES)
+
+
+def _tree_key(node: ast.AST, out: list, consts: list, slots: list,
               abstract: bool = True) -> None:
-    """Append node's shape to `out` and its abstracted float literals to `consts`, in the
-    order `_Abstract` numbers them (the function's signature, decorators and match patterns
-    are structure: their literals are kept in the key)."""
-    t = type(node)
-    if t is ast.Constant:
-        v = node.value
-        if abstract and type(v) is float:
-            consts.append(v)
-            spans.append(node)
-            out.append(0.0)
-        else:
-            out.append((type(v), v))
-        return
-    if abstract and t is ast.UnaryOp and type(node.op) is ast.USub and \
-            type(node.operand) is ast.Constant and type(node.operand.value) is float:
-        consts.append(-node.operand.value)
-        spans.append(node)
-        out.append(0.0)
-        return
-    out.append(t)
+    """Append node's shape to `out`, its abstracted float literals to `consts` (in source
+    order: fields are visited in the order they are written) and, for each, where it sits to
+    `slots`: (parent, field, index or None, node). A literal is a float Constant, or unary
+    minus applied to one (-1.5 is one constant). The function's signature, decorators and
+    match patterns are structure: their literals stay in the key.
+
+    Hot: compile_ast runs it for every variant, so the per-child test is written out twice
+    (list fields, single fields) instead of going through a helper call."""
+    append = out.append
+    top = type(node) is ast.FunctionDef
     for f in node._fields:
         v = getattr(node, f, None)
-        keep = abstract and not (t is ast.FunctionDef and f in _SKIP_FIELDS or
-                                 t is ast.match_case and f == "pattern")
-        if isinstance(v, list):
-            out.append(len(v))
-            for x in v:
-                if isinstance(x, ast.AST):
-                    _tree_key(x, out, consts, spans, keep)
+        keep = abstract and not (top and f in _SKIP_FIELDS or f == "pattern")
+        if type(v) is list:
+            append(len(v))
+            for i, x in enumerate(v):
+                t = type(x)
+                if t in _NO_FIELDS:
+                    append(t)
+                elif t is ast.Constant:
+                    c = x.value
+                    if keep and type(c) is float:
+                        consts.append(c)
+                        slots.append((node, f, i, x))
+                        append(0.0)
+                    else:
+                        append((type(c), c))
+                elif keep and t is ast.UnaryOp and type(x.op) is ast.USub and \
+                        type(x.operand) is ast.Constant and type(x.operand.value) is float:
+                    consts.append(-x.operand.value)
+                    slots.append((node, f, i, x))
+                    append(0.0)
+                elif isinstance(x, ast.AST):
+                    append(t)
+                    _tree_key(x, out, consts, slots, keep)
                 else:
-                    out.append(x)
+                    append(x)
+            continue
+        t = type(v)
+        if t in _NO_FIELDS:
+            append(t)
+        elif t is ast.Constant:
+            c = v.value
+            if keep and type(c) is float:
+                consts.append(c)
+                slots.append((node, f, None, v))
+                append(0.0)
+            else:
+                append((type(c), c))
+        elif keep and t is ast.UnaryOp and type(v.op) is ast.USub and \
+                type(v.operand) is ast.Constant and type(v.operand.value) is float:
+            consts.append(-v.operand.value)
+            slots.append((node, f, None, v))
+            append(0.0)
         elif isinstance(v, ast.AST):
-            _tree_key(v, out, consts, spans, keep)
+            append(t)
+            _tree_key(v, out, consts, slots, keep)
         else:
-            out.append(v)
+            append(v)
 
 
-class _Abstract(ast.NodeTransformer):
-    """Float literals -> names _tjc0, _tjc1, ... (same order and same skips as _tree_key)."""
-
-    def __init__(self, prefix: str):
-        self.prefix, self.n = prefix, 0
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        if type(node.value) is not float:
-            return node
-        name = ast.copy_location(ast.Name(f"{self.prefix}{self.n}", ast.Load()), node)
-        self.n += 1
-        return name
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
-        if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) and \
-                type(node.operand.value) is float:
-            return self.visit_Constant(node.operand)      # -1.5 is one constant
-        return self.generic_visit(node)
-
-    def visit_match_case(self, node: ast.match_case) -> ast.AST:
-        if node.guard is not None:
-            node.guard = self.visit(node.guard)
-        node.body = [self.visit(s) for s in node.body]
-        return node
-
-    def abstract(self, fdef: ast.FunctionDef) -> ast.FunctionDef:
-        fdef.body = [self.visit(s) for s in fdef.body]
-        return fdef
+def _abstract(slots: list, prefix: str) -> None:
+    """Replace each recorded literal by the name prefix0, prefix1, ... in place."""
+    for k, (parent, field, index, node) in enumerate(slots):
+        name = ast.copy_location(ast.Name(f"{prefix}{k}", ast.Load()), node)
+        if index is None:
+            setattr(parent, field, name)
+        else:
+            getattr(parent, field)[index] = name
 
 
 def _structure(key: tuple, prelude: list[ast.stmt], fdef: ast.FunctionDef,
-               globals: dict | None, owned: bool, prefix: str) -> Template:
+               globals: dict | None, slots: list, owned: bool) -> Template:
     """The Template for this tree key, made on first sight (fdef is copied unless owned)."""
     t = _by_tree.get(key)
     if t is None:
-        fdef = fdef if owned else copy.deepcopy(fdef)
-        ab = _Abstract(prefix)
-        ab.abstract(fdef)
-        params = tuple(f"{prefix}{k}" for k in range(ab.n))
+        if not owned:
+            fdef, slots = copy.deepcopy(fdef), []
+            _tree_key(fdef, [], [], slots)
+        names = "\0".join(x for x in key[1] if type(x) is str)   # every identifier
+        prefix = PREFIX
+        while prefix in names:
+            prefix += "_"              # the function has names like ours: use longer ones
+        _abstract(slots, prefix)
+        params = tuple(f"{prefix}{k}" for k in range(len(slots)))
         ns = {"__builtins__": builtins, **(globals or {})}
         t = _by_tree[key] = Template(fdef, params, ns, own_namespace=True, prelude=prelude,
                                      what="compile_source", trusted=True)
@@ -152,19 +170,17 @@ def _structure(key: tuple, prelude: list[ast.stmt], fdef: ast.FunctionDef,
 
 
 def _from_tree(tree: ast.AST, name: str | None, globals: dict | None, owned: bool,
-               what: str, spans: list | None = None) -> tuple[Template, list[float]]:
+               what: str, slots: list | None = None) -> tuple[Template, list[float]]:
     prelude, fdef = _src.split_module(tree, name, what)
     out: list = [fdef.name, len(prelude)]
     for s in prelude:
         out.append(ast.dump(s))
     consts: list[float] = []
-    _tree_key(fdef, out, consts, [] if spans is None else spans)
-    prefix = PREFIX
-    while any(type(x) is str and x.startswith(prefix) for x in out):
-        prefix += "_"                  # the function has names like ours: use longer ones
+    slots = [] if slots is None else slots
+    _tree_key(fdef, out, consts, slots)
     key = (_ns_key(globals), tuple(out))
     with _lock:
-        t = _structure(key, prelude, fdef, globals, owned, prefix)
+        t = _structure(key, prelude, fdef, globals, slots, owned)
     return t, consts
 
 
@@ -192,56 +208,57 @@ def split_source(source: str, name: str | None = None,
                  globals: dict | None = None) -> tuple[Template, list[float]]:
     """(structure template, float constants in order) of a function's source."""
     parts = _FLOAT.split(source)
-    consts = []
+    consts, moved = [], []
     for k in range(1, len(parts), 2):
         v = float(parts[k])
         before = parts[k - 1]
+        sign = False
         if before.endswith("-"):
             head = before[:-1].rstrip()
             if head and (head[-1] in _UNARY_CHARS or _UNARY_WORD.search(head)):
                 parts[k - 1] = before[:-1]
-                v = -v
+                v, sign = -v, True
         consts.append(v)
+        moved.append(sign)
     key = (_ns_key(globals), name, "\0".join(parts[0::2]))
     hit = _by_text.get(key)
     if hit is not None and hit is not _UNSAFE:
         return hit, consts
-    spans: list[ast.AST] = []
-    t, tree_consts = _from_tree(_parse(source), name, globals, True, "compile_source", spans)
+    slots: list = []
+    t, tree_consts = _from_tree(_parse(source), name, globals, True, "compile_source", slots)
     if hit is None:             # first sight of this text key: may it skip the parse?
         with _lock:
-            safe = tree_consts == consts and _same_places(source, parts, spans)
+            safe = tree_consts == consts and \
+                _same_places(source, parts, moved, [s[3] for s in slots])
             _by_text[key] = t if safe else _UNSAFE
     return t, tree_consts
 
 
 def _parse(source: str) -> ast.Module:
     try:
-        return ast.parse(source)
+        return _src.parse(source)
     except SyntaxError as e:
         raise SyntaxError(f"compile_source: the source does not parse: {e.msg} "
                           f"(line {e.lineno})") from None
 
 
-def _same_places(source: str, parts: list[str], nodes: list[ast.AST]) -> bool:
+def _same_places(source: str, parts: list[str], moved: list[bool],
+                 nodes: list[ast.AST]) -> bool:
     """Are the literals the split found exactly where the tree's abstracted constants are
     (same start and end offsets, in order)? Then every source with the same split text has its
-    constants in the same places of the same tree (see the module docstring)."""
-    if not source.isascii() or len(nodes) != len(parts) // 2:
+    constants in the same places of the same tree (see the module docstring). `moved[j]`: the
+    text before literal j lost the minus sign that now belongs to the literal."""
+    if not source.isascii() or len(nodes) != len(moved):
         return False                   # (ast offsets count UTF-8 bytes)
     line_start = [0]
     for line in source.splitlines(True):
         line_start.append(line_start[-1] + len(line))
     pos = 0
-    for k, part in enumerate(parts):
-        if k % 2:
-            node = nodes[k // 2]
-            start = line_start[node.lineno - 1] + node.col_offset
-            end = line_start[node.end_lineno - 1] + node.end_col_offset
-            lit = len(part) + (1 if source[pos - 1:pos] == "-" and
-                               not parts[k - 1].endswith("-") else 0)
-            if (start, end) != (pos - (lit - len(part)), pos + len(part)):
-                return False
-            del lit
-        pos += len(part)
+    for j, node in enumerate(nodes):
+        pos += len(parts[2 * j]) + moved[j]
+        start, end = pos - moved[j], pos + len(parts[2 * j + 1])
+        if (start, end) != (line_start[node.lineno - 1] + node.col_offset,
+                            line_start[node.end_lineno - 1] + node.end_col_offset):
+            return False
+        pos = end
     return True

@@ -2,16 +2,23 @@
 
 Analogue: Operon's "compile once per structure, pass the constants as data", or a C++ template
 whose parameters are run-time values. `template(calc, params=("myplus", "mymul"))` turns the
-free names into leading arguments of a new function, `f = tierjit.jit(...)` of it, and
-`bind(myplus=1.0, mymul=2.5)` returns `functools.partial(f, 1.0, 2.5)` — a C object whose
-vectorcall prepends the constants — so a bind costs well under a microsecond and compiles
-nothing, and every variant shares f's specialisations and native code.
+free names into leading arguments of a new function f, and `bind(myplus=1.0, mymul=2.5)`
+returns `functools.partial(f, 1.0, 2.5)` — a C object whose vectorcall prepends the constants —
+so a bind costs well under a microsecond, compiles nothing, and every variant shares f's
+specialisations and native code.
 
-f is an ordinary tier="auto" function: it runs as CPython while cold and is compiled (on the
-compiler thread) once its calls over *all* variants make it hot; variants bound before that
-move up with it, because the object they call becomes the native entry in place. A variant
-called once therefore costs a CPython call. `Template.compile()` skips the wait: later binds
-call a tier="opt" function, compiled on its first call.
+What f is moves up with the template's total call count over *all* its variants:
+
+1. cold: the template run by CPython behind an in-function call counter, so a variant called
+   once costs one CPython call (~0.1 us; the cold path of a tier="auto" function costs ~1 us,
+   too much when each of 27,000 variants is called once);
+2. after PROMOTE_AFTER calls: `tierjit.jit(f)`, an ordinary tier="auto" function — the
+   dispatcher's own policy decides when to compile it (on the compiler thread) and switches its
+   entry to native code in place. New binds call it directly; variants bound earlier reach it
+   through their counted function, whose code object is swapped for a one-line trampoline
+   (the analogue of patching a lazy-binding stub);
+3. `Template.compile()` skips both waits: binds from then on call a tier="opt" function,
+   compiled on its first call.
 """
 
 from __future__ import annotations
@@ -20,14 +27,24 @@ import ast
 import builtins
 import functools
 import keyword
+import threading
 import weakref
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from . import source as _src
 
+PROMOTE_AFTER = 10_000   # cold calls (over all variants) before the template goes to tierjit.jit
 
 # the template behind a bound variant's callable (its counted function, later its jit entry)
-_templates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# (keyed by id; each callable also holds its template in an attribute, so a template lives as
+# long as any of its variants and an entry dies with both)
+_templates: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _register(fn: Any, t: Template) -> None:
+    fn.__tierjit_template__ = t
+    _templates[id(fn)] = t
 
 
 class Template:
@@ -35,33 +52,47 @@ class Template:
 
     def __init__(self, fdef: ast.FunctionDef, params: Iterable[str],
                  namespace: dict[str, Any], *, own_namespace: bool = False,
-                 prelude: list[ast.stmt] | None = None, what: str = "template"):
+                 prelude: list[ast.stmt] | None = None, what: str = "template",
+                 trusted: bool = False):
         self.params = tuple(params)
         self.name = fdef.name
-        _check_params(fdef, self.params, what)
+        if not trusted:                       # (structure.py makes its params itself)
+            _check_params(fdef, self.params, what)
         self.inputs = tuple(_src.arg_names(fdef))
         self.fdef = fdef                      # the user's definition (not to be mutated)
         self.namespace = namespace
         self._own = own_namespace
         self._prelude = list(prelude or ())
         self._regcode: Any = None             # straightline.RegisterCode | reason, lazily
-        self._py, self.source = self._build()
-        import tierjit
-        self.jitted: Any = tierjit.jit(self._py)
-        self.target: Callable = self.jitted   # what new binds call
+        self._py: Callable | None = None      # built on first use: evaluate() of
+        self._target: Any = None              # straight-line code never needs them
+        self._counted: Callable | None = None
+        self._jitted: Any = None
         self._compiled = False
-        _templates[self.jitted] = self
+        self._state: list[Any] = [0, self._promote]
+        self._lock = threading.RLock()
+
+    @property
+    def target(self) -> Any:
+        """What binds call now (see the module docstring)."""
+        return self._target if self._target is not None else self._build()
+
+    @property
+    def source(self) -> str:
+        self.py_function()
+        return self._source
 
     # -- variants ---------------------------------------------------------------------------
     def bind(self, *values: Any, **consts: Any) -> functools.partial:
         """A variant with these values of the params (by name, or positionally in order)."""
+        target = self._target if self._target is not None else self._build()
         if values:
             if consts or len(values) != len(self.params):
                 return self.bind(**self._by_name(values, consts))
-            return functools.partial(self.target, *values)
+            return functools.partial(target, *values)
         try:
             if len(consts) == len(self.params):
-                return functools.partial(self.target, *[consts[p] for p in self.params])
+                return functools.partial(target, *[consts[p] for p in self.params])
         except KeyError:
             pass
         raise self._binding_error(consts)
@@ -108,30 +139,103 @@ class Template:
                          f"{', '.join(self.params) or 'none'})")
 
     # -- tiers ------------------------------------------------------------------------------
+    @property
+    def tier(self) -> str:
+        """"cold" (counted CPython), "jit" (tierjit.jit, tier auto) or "opt"."""
+        return "opt" if self._compiled else "cold" if self._jitted is None else "jit"
+
+    @property
+    def calls(self) -> int:
+        """Calls counted in the cold phase."""
+        return self._state[0]
+
     def py_function(self) -> Callable:
         """The template as a plain Python function (params first)."""
+        if self._py is None:
+            with self._lock:
+                if self._py is None:
+                    fdef = _src.with_leading_args(self.fdef, self.params)
+                    module = ast.Module(body=[*self._prelude, fdef], type_ignores=[])
+                    defs, self._source = _src.build(module, self.name, self.namespace,
+                                                    self._own)
+                    self._py = defs[self.name]
         return self._py
 
     def compile(self) -> Template:
-        """Compile now: later binds call a tier="opt" function (native from its first call)
-        instead of waiting for the template to get hot."""
-        if not self._compiled:
-            import tierjit
-            self.target = tierjit.jit(self._py, tier="opt")
-            _templates[self.target] = self
-            self._compiled = True
+        """Compile now: binds from here on call a tier="opt" function (native from its first
+        call); variants bound earlier are forwarded to it too."""
+        with self._lock:
+            if not self._compiled:
+                import tierjit
+                target = tierjit.jit(self.py_function(), tier="opt")
+                _register(target, self)
+                self._compiled = True
+                self._promote_to(target)
         return self
 
     def explain(self) -> str:
+        if self._jitted is None and not self._compiled:
+            return (f"{self.name}: template run by CPython ({self.calls} calls so far; goes to "
+                    f"tierjit.jit after {PROMOTE_AFTER})")
         import tierjit
-        return tierjit.explain(self.target)
+        return tierjit.explain(self._target)
 
-    def _build(self) -> tuple[Callable, str]:
-        """Execute the template's source (params first); return the function and source."""
-        fdef = _src.with_leading_args(self.fdef, self.params)
-        module = ast.Module(body=[*self._prelude, fdef], type_ignores=[])
-        defs, source = _src.build(module, self.name, self.namespace, self._own)
-        return defs[self.name], source
+    def _promote(self, *args: Any) -> Any:
+        """Called by the counted function when the template is hot."""
+        with self._lock:
+            if self._jitted is None and not self._compiled:
+                import tierjit
+                jitted = tierjit.jit(self.py_function())
+                _register(jitted, self)
+                self._promote_to(jitted)
+        return self._state[1](*args)
+
+    def _promote_to(self, target: Any) -> None:
+        self._jitted = target
+        self._target = target
+        if self._counted is not None:
+            self._state[1] = target
+            self._counted.__code__ = self._trampoline
+
+    def _build(self) -> Any:
+        """The counted function (made once): the first target."""
+        with self._lock:
+            if self._target is None:
+                self._counted = self._make_counted()
+                _register(self._counted, self)
+                self._target = self._counted
+        return self._target
+
+    def _make_counted(self) -> Callable:
+        """The template behind a call counter, and (kept aside) the trampoline code that
+        replaces it on promotion. Both close over one cell: [count, promote-or-target]."""
+        state = "_tj_state"
+        taken = _src.read_names(self.fdef) | set(_src.assigned_names(self.fdef))
+        while state in taken:
+            state += "_"
+        call_args = [ast.Name(a, ast.Load()) for a in (*self.params, *self.inputs)]
+        slot = ast.Subscript(ast.Name(state, ast.Load()), ast.Constant(1), ast.Load())
+        forward = ast.Return(ast.Call(slot, call_args, []))
+        count = _src.parse(f"{state}[0] += 1\nif {state}[0] > {PROMOTE_AFTER}: pass").body
+        count[1].body = [forward]
+        counted = _src.with_leading_args(self.fdef, self.params, name="_tj_counted",
+                                         body=count + list(self.fdef.body))
+        hot = _src.with_leading_args(self.fdef, self.params, name="_tj_hot", body=[forward])
+        maker = ast.FunctionDef(
+            name="_tj_make", args=ast.arguments(posonlyargs=[], args=[ast.arg(state)],
+                                                kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=[counted, hot, ast.Return(ast.Tuple([ast.Name("_tj_counted", ast.Load()),
+                                                      ast.Name("_tj_hot", ast.Load())],
+                                                     ast.Load()))],
+            decorator_list=[], returns=None, type_comment=None)
+        module = ast.Module(body=[*self._prelude, maker], type_ignores=[])
+        defs, _ = _src.build(module, self.name, self.namespace, self._own)
+        counted_fn, hot_fn = defs["_tj_make"](self._state)
+        rename = {"co_name": self.name, "co_qualname": self.name}
+        counted_fn.__code__ = counted_fn.__code__.replace(**rename)
+        counted_fn.__name__ = counted_fn.__qualname__ = self.name
+        self._trampoline = hot_fn.__code__.replace(**rename)
+        return counted_fn
 
     # -- register machine -------------------------------------------------------------------
     def register_code(self) -> Any:
@@ -144,13 +248,13 @@ class Template:
 
     def __repr__(self) -> str:
         return (f"<tierjit.Template {self.name}({', '.join(self.inputs)}) params="
-                f"({', '.join(self.params)})>")
+                f"({', '.join(self.params)}) tier={self.tier}>")
 
 
 def template_of(variant: Any) -> tuple[Template, tuple] | None:
     """(template, constants) of a bound variant, or None."""
     if type(variant) is functools.partial and not variant.keywords:
-        t = _templates.get(variant.func)
+        t = _templates.get(id(variant.func))
         if t is not None:
             return t, variant.args
     return None

@@ -35,7 +35,7 @@ _pool: ThreadPoolExecutor | None = None
 _ARGTYPES = [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int64,
              ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
              ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-             ctypes.c_int64]
+             ctypes.c_int64, ctypes.c_void_p]
 
 
 def cores() -> int:
@@ -104,13 +104,13 @@ def run(progs: Programs, X: np.ndarray, reduce: str | None = None, y: np.ndarray
     if mode == 3:
         ypad[:n_rows] = y
     if mode == 0:
-        out = np.empty((n_prog, n_pad), dtype)
-        stride = n_pad
+        out = np.empty((n_prog, n_rows), dtype)
+        stride = n_rows
     else:
         out = np.empty(n_prog, dtype if mode == 1 else np.float64)
         stride = 0
     if n_prog == 0:
-        return out[:, :n_rows] if mode == 0 else out
+        return out
     size = ELEMENT[dtype][1]
     block = CACHE_BYTES // (progs.n_regs * size) // w * w
     block = max(w, min(block, MAX_BLOCK, n_pad))
@@ -123,13 +123,15 @@ def run(progs: Programs, X: np.ndarray, reduce: str | None = None, y: np.ndarray
     counter = np.zeros(1, np.int64)
     zeros = _aligned(block, dtype)
     scratch = [_aligned(progs.n_regs * block, dtype) for _ in range(n_threads)]
+    longest = int(np.diff(progs.starts).max())
+    live = [np.empty(max(longest, 1), np.int32) for _ in range(n_threads)]
     common = (progs.code.ctypes.data, progs.values.ctypes.data, progs.starts.ctypes.data,
               progs.output.ctypes.data, cols.ctypes.data, progs.n_inputs, n_rows, n_pad,
               ypad.ctypes.data, mode, out.ctypes.data, stride)
 
     def one(k: int) -> None:
         fn(*common, scratch[k].ctypes.data, block, zeros.ctypes.data, progs.n_regs,
-           counter.ctypes.data, n_prog, chunk)
+           counter.ctypes.data, n_prog, chunk, live[k].ctypes.data)
 
     if n_threads == 1:
         one(0)
@@ -138,4 +140,4 @@ def run(progs: Programs, X: np.ndarray, reduce: str | None = None, y: np.ndarray
         one(0)
         for f in futures:
             f.result()
-    return out[:, :n_rows] if mode == 0 else out
+    return out

@@ -5,11 +5,16 @@ instructions where each case is a SIMD loop over a block of rows — written str
 and compiled once per process with `engine.compile_ir`.
 
     run(code, values, starts, outreg, cols, n_inputs, n_rows, col_stride, y, mode, out,
-        out_stride, scratch, block, zeros, n_regs, counter, n_prog, chunk)
+        out_stride, scratch, block, zeros, n_regs, counter, n_prog, chunk, live)
 
 Each calling thread claims `chunk` programs at a time from the shared `counter` (an atomic
 fetch-and-add), so any number of threads can run the same call; the GIL is released by the
-ctypes call around it. For one program and one block of rows, register i is a *pointer* to
+ctypes call around it. Before running a program, a backward liveness pass over its
+instructions (a bit per register, when n_regs <= 64) lists the instructions whose results can
+reach the output register into `live` (one int32 per instruction, per thread): dead code —
+typically a third to a half of a random linear-GP program — is never executed, which changes
+no result because no instruction has a side effect. For one program and one block of rows,
+register i is a *pointer* to
 `block` values: initially the input column i (i < n_inputs) or a block of zeros, and after an
 instruction writes it, the register's own block of `scratch`. So inputs are never copied and
 registers never written cost nothing. Instructions (see encoding.Op):
@@ -19,12 +24,14 @@ registers never written cost nothing. Instructions (see encoding.Op):
 
 Plain IEEE operations without fast-math flags, so every element is bit for bit what NumPy
 computes op at a time (no fused multiply-add, no reassociation). `mode` 0 stores the output
-register of every row to out[p, :]; 1 keeps the largest finite value (-inf if none); 2 sums,
-3 sums (r - y)**2 and divides by n_rows — sums in float64, per lane, lanes added at the end.
+register of every row to out[p, :] (masked stores: out rows are exactly n_rows long); 1 keeps
+the largest finite value (-inf if none); 2 sums, 3 sums (r - y)**2 and divides by n_rows —
+sums in float64, per lane, the lanes added at the end.
 
-Memory contract (checked by vm.py): cols and y hold at least ceil(n_rows / W) * W elements per
-column (padding lanes are computed and ignored), block is a multiple of W, scratch holds
-n_regs * block elements, zeros holds block zeros, every register index is < n_regs.
+Memory contract (checked by vm.py): live holds the longest program's length; cols and y hold at
+least ceil(n_rows / W) * W elements per column (padding lanes are computed and ignored); block
+is a multiple of W; scratch holds n_regs * block elements; zeros holds block zeros; every
+register index is < n_regs.
 """
 
 from __future__ import annotations
@@ -82,8 +89,8 @@ def module_ir(dtype: str, lanes: int) -> str:
     def lane_mask(tag: str) -> list[str]:
         return [f"  %base.{tag} = mul i64 %v.{tag}, {w}",
                 f"  %bi.{tag} = insertelement {vi} poison, i64 %base.{tag}, i32 0",
-                f"  %bs.{tag} = shufflevector {vi} %bi.{tag}, {vi} poison, "
-                f"<{w} x i32> zeroinitializer",
+                (f"  %bs.{tag} = shufflevector {vi} %bi.{tag}, {vi} poison, "
+                f"<{w} x i32> zeroinitializer"),
                 f"  %idx.{tag} = add {vi} %bs.{tag}, {iota}",
                 f"  %mask.{tag} = icmp slt {vi} %idx.{tag}, %nbs"]
 
@@ -91,14 +98,15 @@ def module_ir(dtype: str, lanes: int) -> str:
     emit(f"declare {vt} @llvm.fabs.{sfx}({vt})")
     emit(f"declare {t} @llvm.vector.reduce.fmax.{sfx}({vt})")
     emit(f"declare double @llvm.vector.reduce.fadd.{dsfx}(double, {vd})")
+    emit(f"declare void @llvm.masked.store.{sfx}.p0({vt}, ptr, i32, <{w} x i1>)")
     emit("")
     emit(f"define void @{name}(ptr %code, ptr %values, ptr %starts, ptr %outreg, ptr %cols, "
          "i64 %n_inputs, i64 %n_rows, i64 %col_stride, ptr %y, i64 %mode, ptr %out, "
          "i64 %out_stride, ptr %scratch, i64 %block, ptr %zeros, i64 %n_regs, ptr %counter, "
-         "i64 %n_prog, i64 %chunk) #0 {")
+         "i64 %n_prog, i64 %chunk, ptr %live) #0 {")
     emit("entry:")
     emit("  %rp = alloca ptr, i64 %n_regs, align 8")
-    for var in ("p", "pend", "r0", "s", "v", "i"):
+    for var in ("p", "pend", "r0", "j", "v", "i", "cnt", "ds", "mask"):
         emit(f"  %{var}.a = alloca i64, align 8")
     emit(f"  %acct.a = alloca {vt}, align 64")
     emit(f"  %accd.a = alloca {vd}, align 64")
@@ -132,6 +140,58 @@ def module_ir(dtype: str, lanes: int) -> str:
     emit("  %o = sext i32 %o32 to i64")
     emit(f"  store {vt} {splat_ninf}, ptr %acct.a")
     emit(f"  store {vd} zeroinitializer, ptr %accd.a")
+    # -- live instructions, last first, into %live (dead code: writes nobody reads later)
+    emit("  store i64 0, ptr %cnt.a")
+    emit("  store i64 %s1, ptr %ds.a")
+    emit("  %odce = shl i64 1, %o")
+    emit("  store i64 %odce, ptr %mask.a")
+    emit("  %dce = icmp sle i64 %n_regs, 64")
+    emit("  br label %dce.head")
+    emit("dce.head:")
+    emit("  %ds = load i64, ptr %ds.a")
+    emit("  %dsmore = icmp sgt i64 %ds, %s0")
+    emit("  br i1 %dsmore, label %dce.body, label %prog.run")
+    emit("dce.body:")
+    emit("  %dsm = sub i64 %ds, 1")
+    emit("  store i64 %dsm, ptr %ds.a")
+    emit("  br i1 %dce, label %dce.test, label %dce.keep")
+    emit("dce.test:")
+    emit("  %dcp = getelementptr <4 x i32>, ptr %code, i64 %dsm")
+    emit("  %dins = load <4 x i32>, ptr %dcp, align 4")
+    for k, r in ((0, "op"), (1, "d"), (2, "a"), (3, "b")):
+        emit(f"  %dx{r}32 = extractelement <4 x i32> %dins, i32 {k}")
+        emit(f"  %dx{r} = zext i32 %dx{r}32 to i64")
+    emit("  %dbit = shl i64 1, %dxd")
+    emit("  %dmask = load i64, ptr %mask.a")
+    emit("  %dhit = and i64 %dmask, %dbit")
+    emit("  %dlive = icmp ne i64 %dhit, 0")
+    emit("  br i1 %dlive, label %dce.use, label %dce.head")
+    emit("dce.use:")
+    emit("  %dnot = xor i64 %dbit, -1")
+    emit("  %dm1 = and i64 %dmask, %dnot")
+    emit("  %dabit = shl i64 1, %dxa")
+    emit("  %dbbit = shl i64 1, %dxb")
+    emit("  %dop1 = sub i64 %dxop, 1")
+    emit("  %disbin = icmp ult i64 %dop1, 4")
+    emit("  %dop5 = sub i64 %dxop, 5")
+    emit("  %disun = icmp ult i64 %dop5, 2")
+    emit("  %dreads = or i1 %disbin, %disun")
+    emit("  %dua = select i1 %dreads, i64 %dabit, i64 0")
+    emit("  %dub = select i1 %disbin, i64 %dbbit, i64 0")
+    emit("  %dm2 = or i64 %dm1, %dua")
+    emit("  %dm3 = or i64 %dm2, %dub")
+    emit("  store i64 %dm3, ptr %mask.a")
+    emit("  br label %dce.keep")
+    emit("dce.keep:")
+    emit("  %dcnt = load i64, ptr %cnt.a")
+    emit("  %dlp = getelementptr i32, ptr %live, i64 %dcnt")
+    emit("  %dsm32 = trunc i64 %dsm to i32")
+    emit("  store i32 %dsm32, ptr %dlp")
+    emit("  %dcnt1 = add i64 %dcnt, 1")
+    emit("  store i64 %dcnt1, ptr %cnt.a")
+    emit("  br label %dce.head")
+    emit("prog.run:")
+    emit("  %nlive = load i64, ptr %cnt.a")
     emit("  store i64 0, ptr %r0.a")
     emit("  br label %blk.head")
     # -- one block of rows
@@ -165,14 +225,18 @@ def module_ir(dtype: str, lanes: int) -> str:
     emit("  store i64 %inext, ptr %i.a")
     emit("  br label %rp.head")
     emit("rp.done:")
-    emit("  store i64 %s0, ptr %s.a")
+    emit("  store i64 %nlive, ptr %j.a")
     emit("  br label %ins.head")
-    # -- one instruction over the block
+    # -- one live instruction over the block
     emit("ins.head:")
-    emit("  %s = load i64, ptr %s.a")
-    emit("  %smore = icmp slt i64 %s, %s1")
-    emit("  br i1 %smore, label %ins.body, label %ins.done")
+    emit("  %j = load i64, ptr %j.a")
+    emit("  %jmore = icmp sgt i64 %j, 0")
+    emit("  br i1 %jmore, label %ins.body, label %ins.done")
     emit("ins.body:")
+    emit("  %jm = sub i64 %j, 1")
+    emit("  %lp = getelementptr i32, ptr %live, i64 %jm")
+    emit("  %s32 = load i32, ptr %lp")
+    emit("  %s = sext i32 %s32 to i64")
     emit("  %cp = getelementptr <4 x i32>, ptr %code, i64 %s")
     emit("  %ins = load <4 x i32>, ptr %cp, align 4")
     emit("  %op = extractelement <4 x i32> %ins, i32 0")
@@ -215,8 +279,7 @@ def module_ir(dtype: str, lanes: int) -> str:
     emit("ins.next:")
     emit("  %dslot = getelementptr ptr, ptr %rp, i64 %d")
     emit("  store ptr %dp, ptr %dslot")
-    emit("  %snext = add i64 %s, 1")
-    emit("  store i64 %snext, ptr %s.a")
+    emit("  store i64 %jm, ptr %j.a")
     emit("  br label %ins.head")
     # -- the block's results
     emit("ins.done:")
@@ -229,8 +292,10 @@ def module_ir(dtype: str, lanes: int) -> str:
     emit(f"  %yrow = getelementptr {t}, ptr %y, i64 %r0")
     emit("  switch i64 %mode, label %blk.next [ i64 0, label %k.none i64 1, label %k.max "
          "i64 2, label %k.sum i64 3, label %k.mse ]")
-    counted_loop("none", [load("%x.none", "%res", "none"), store("%x.none", "%orowp", "none")],
-                 "blk.next")
+    counted_loop("none", [load("%x.none", "%res", "none"), *lane_mask("none"),
+                          f"  %st.none.p = getelementptr {vt}, ptr %orowp, i64 %v.none",
+                          (f"  call void @llvm.masked.store.{sfx}.p0({vt} %x.none, "
+                          f"ptr %st.none.p, i32 {size}, <{w} x i1> %mask.none)")], "blk.next")
     counted_loop("max", [load("%x.max", "%res", "max"), *lane_mask("max"),
                          f"  %ax.max = call {vt} @llvm.fabs.{sfx}({vt} %x.max)",
                          f"  %fin.max = fcmp olt {vt} %ax.max, {splat_pinf}",
@@ -238,13 +303,13 @@ def module_ir(dtype: str, lanes: int) -> str:
                          f"  %gt.max = fcmp ogt {vt} %x.max, %acc.max",
                          f"  %m1.max = and <{w} x i1> %fin.max, %gt.max",
                          f"  %m2.max = and <{w} x i1> %m1.max, %mask.max",
-                         f"  %nacc.max = select <{w} x i1> %m2.max, {vt} %x.max, "
-                         f"{vt} %acc.max",
+                         (f"  %nacc.max = select <{w} x i1> %m2.max, {vt} %x.max, "
+                         f"{vt} %acc.max"),
                          f"  store {vt} %nacc.max, ptr %acct.a"], "blk.next")
     counted_loop("sum", [load("%x.sum", "%res", "sum"), *lane_mask("sum"),
                          ext("%xd.sum", "%x.sum"),
-                         f"  %sel.sum = select <{w} x i1> %mask.sum, {vd} %xd.sum, "
-                         f"{vd} zeroinitializer",
+                         (f"  %sel.sum = select <{w} x i1> %mask.sum, {vd} %xd.sum, "
+                         f"{vd} zeroinitializer"),
                          f"  %acc.sum = load {vd}, ptr %accd.a",
                          f"  %nacc.sum = fadd {vd} %acc.sum, %sel.sum",
                          f"  store {vd} %nacc.sum, ptr %accd.a"], "blk.next")
@@ -253,8 +318,8 @@ def module_ir(dtype: str, lanes: int) -> str:
                          f"  %dl.mse = fsub {vt} %x.mse, %y.mse",
                          ext("%dd.mse", "%dl.mse"),
                          f"  %sq.mse = fmul {vd} %dd.mse, %dd.mse",
-                         f"  %sel.mse = select <{w} x i1> %mask.mse, {vd} %sq.mse, "
-                         f"{vd} zeroinitializer",
+                         (f"  %sel.mse = select <{w} x i1> %mask.mse, {vd} %sq.mse, "
+                         f"{vd} zeroinitializer"),
                          f"  %acc.mse = load {vd}, ptr %accd.a",
                          f"  %nacc.mse = fadd {vd} %acc.mse, %sel.mse",
                          f"  store {vd} %nacc.mse, ptr %accd.a"], "blk.next")

@@ -1,0 +1,91 @@
+"""tierjit.evaluate: every kind of program, NumPy's rules per row, clear errors."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+import numpy as np
+import pytest
+
+import tierjit
+from tierjit.variants import random_programs, reference
+
+
+def test_all_program_kinds_in_one_call_keep_their_order():
+    progs = random_programs(20, 6, n_consts=3, seed=2)
+    sources = [progs.to_source(i) for i in range(20)]
+    t = tierjit.template("def f(v1):\n    return v1 * k + 1.0\n", params=("k",))
+
+    def plain(v1):
+        return v1 - 0.5
+
+    branchy = "def g(v1):\n    if v1 > 0.0:\n        return v1 / 0.0\n    return -v1\n"
+    mixed = [sources[0], ast.parse(sources[1]), t.bind(k=2.0), plain, branchy, progs]
+    X = np.linspace(-2, 2, 9)
+    with pytest.raises(TypeError, match="program 5 is a Programs"):
+        tierjit.evaluate(mixed, X)
+    out = tierjit.evaluate(mixed[:5], X)
+    ref = reference.run(progs, X[:, None])
+    assert np.array_equal(out[:2], ref[:2], equal_nan=True)
+    assert np.array_equal(out[2], X * 2.0 + 1.0) and np.array_equal(out[3], X - 0.5)
+    with np.errstate(all="ignore"):
+        want = np.where(X > 0, X / 0.0, -X)
+    assert np.array_equal(out[4], want)
+
+
+def test_no_warnings_and_no_exceptions():
+    src = ["def f(x):\n    return x / 0.0 - x / x\n",
+           "import math\ndef g(x):\n    return math.log(x)\n"]          # raises for x <= 0
+    X = np.array([-1.0, 0.0, 1.0, np.e])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = tierjit.evaluate(src, X)
+    assert np.isnan(out[0][1]) and out[0][0] == -np.inf and out[0][2] == np.inf
+    assert np.isnan(out[1][:2]).all() and out[1][2] == 0.0 and out[1][3] == 1.0
+
+
+def test_reductions_and_dtypes():
+    progs = random_programs(30, 8, n_consts=2, seed=3)
+    for dtype in (np.float32, np.float64):
+        X = np.linspace(-3, 3, 50).astype(dtype)
+        assert tierjit.evaluate(progs, X).dtype == dtype
+        assert tierjit.evaluate(progs, X, "max").dtype == dtype
+        assert tierjit.evaluate(progs, X, "sum").dtype == np.float64
+        m = tierjit.evaluate(progs, X, "mse", y=np.zeros(50))
+        assert np.allclose(m, reference.run(progs, X[:, None], "mse", np.zeros(50, dtype)),
+                           equal_nan=True)
+
+
+def test_float32_constants_are_rounded_once():
+    src = "def f(x):\n    return x * 0.1 + 0.2\n"
+    X = np.linspace(0, 1, 5, dtype=np.float32)
+    want = X * np.float32(0.1) + np.float32(0.2)
+    assert np.array_equal(tierjit.evaluate([src], X)[0], want)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"X": np.zeros(3, np.int64)}, TypeError, "float32 or float64"),
+    ({"X": np.zeros((2, 2, 2))}, ValueError, "must be 2-d"),
+    ({"reduce": "min"}, ValueError, "reduce must be one of"),
+    ({"reduce": "mse"}, ValueError, "y is needed"),
+    ({"y": np.zeros(3)}, ValueError, "y is needed"),
+    ({"reduce": "mse", "y": np.zeros(4)}, ValueError, "y has 4 values for 3 rows"),
+    ({"X": np.zeros((3, 2))}, ValueError, "takes 1 inputs, but X has 2 columns"),
+])
+def test_errors(kwargs, error, message):
+    args = {"X": np.zeros(3), **kwargs}
+    with pytest.raises(error, match=message):
+        tierjit.evaluate(["def f(x):\n    return x\n"], **args)
+
+
+def test_programs_need_a_sequence_and_known_kinds():
+    with pytest.raises(TypeError, match="wrap a single program in a list"):
+        tierjit.evaluate("def f(x):\n    return x\n", np.zeros(2))
+    with pytest.raises(TypeError, match="program 1 is a int"):
+        tierjit.evaluate(["def f(x):\n    return x\n", 3], np.zeros(2))
+    t = tierjit.template("def f(x):\n    return x * k\n", params="k")
+    with pytest.raises(TypeError, match="bind it first"):
+        tierjit.evaluate([t], np.zeros(2))
+    with pytest.raises(ValueError, match="n_inputs=1, but X has 2 columns"):
+        tierjit.evaluate(random_programs(2, 2, seed=0), np.zeros((3, 2)))

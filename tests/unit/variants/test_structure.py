@@ -1,0 +1,118 @@
+"""Structures: sources and trees that differ only in float literals share one template."""
+
+from __future__ import annotations
+
+import ast
+import math
+
+import pytest
+
+import tierjit
+from tierjit.variants import structure
+from tierjit.variants.template import template_of
+
+
+def forum(plus: float, mul: float, op: str = "+") -> str:
+    return (f"def calc(v1):\n    v2 = {plus!r}; v3 = {mul!r}\n    v4 = v1 {op} v2\n"
+            f"    v5 = v4 * v3\n    return v5\n")
+
+
+def run(src: str, *args):
+    ns: dict = {}
+    exec(src, ns)  # noqa: S102
+    return [f for f in ns.values() if callable(f)][-1](*args)
+
+
+def test_same_structure_shares_one_template():
+    a = tierjit.compile_source(forum(0.37, -1.25))
+    b = tierjit.compile_source(forum(1.5, 2.0))
+    c = tierjit.compile_source(forum(1.5, 2.0, "-"))
+    assert template_of(a)[0] is template_of(b)[0] is not template_of(c)[0]
+    assert template_of(a)[1] == (0.37, -1.25)          # the sign belongs to the constant
+    assert a(2.0) == run(forum(0.37, -1.25), 2.0) and c(2.0) == run(forum(1.5, 2.0, "-"), 2.0)
+
+
+@pytest.mark.parametrize("body", [
+    "return x - 1.5 * -2.5 + (x if x > 0.5 else -0.25) + 2**-1.5 - -3.0",
+    "return -1.5",
+    "return x*1e3 + .5 - 1.e-2 + 2E+2",
+    "return x -2.5",
+    "return x - 2.5",
+    "s = 'has 1.5 in it'\n    return x * 2.5  # and 3.5 here",
+    "return [1.5, -2.5][0] * x + 7",
+])
+def test_literals_become_constants_with_the_same_results(body):
+    src = f"def f(x):\n    {body}\n"
+    f = tierjit.compile_source(src)
+    for x in (2.0, -1.0, 0.75):
+        assert f(x) == run(src, x)
+    again = tierjit.compile_source(src)        # the second sight takes the text fast path
+    assert again(3.0) == run(src, 3.0)
+
+
+def test_ints_are_structure():
+    a = tierjit.compile_source("def f(x):\n    return x * 2\n")
+    b = tierjit.compile_source("def f(x):\n    return x * 3\n")
+    assert template_of(a)[0] is not template_of(b)[0] and a(2) == 4 and b(2) == 6
+
+
+def test_literals_in_strings_and_comments_do_not_confuse_the_key():
+    s1 = "def f(x):\n    s = '1.5'\n    return x * 2.5  # 9.5\n"
+    s2 = "def f(x):\n    s = '7.5'\n    return x * 3.5  # 1.5\n"
+    assert tierjit.compile_source(s1)(2.0) == 5.0
+    assert tierjit.compile_source(s2)(2.0) == 7.0
+    assert tierjit.compile_source(s1)(2.0) == 5.0
+
+
+def test_default_values_and_names_like_ours():
+    src = "def f(x, y=0.5):\n    _tjc0 = 1.5\n    return x * _tjc0 + y\n"
+    f = tierjit.compile_source(src)
+    assert f(2.0) == 3.5 and f(2.0, 1.0) == 4.0
+
+
+def test_compile_ast_shares_with_source_and_leaves_the_tree_alone():
+    tree = ast.parse(forum(0.25, 4.0))
+    before = ast.dump(tree)
+    f = tierjit.compile_ast(tree)
+    assert ast.dump(tree) == before
+    assert f(1.0) == run(forum(0.25, 4.0), 1.0)
+    g = tierjit.compile_ast(ast.parse(forum(0.5, 3.0)).body[0])
+    assert template_of(f)[0] is template_of(g)[0]
+
+
+def test_globals_and_imports():
+    f = tierjit.compile_source("def f(x):\n    return x * k\n", globals={"k": 3.0})
+    assert f(2.0) == 6.0
+    g = tierjit.compile_source("import math\ndef g(x):\n    return math.floor(x * 2.5)\n")
+    assert g(1.0) == math.floor(2.5)
+
+
+def test_errors():
+    with pytest.raises(SyntaxError, match="does not parse"):
+        tierjit.compile_source("def f(x):\n    return x +\n")
+    with pytest.raises(ValueError, match="it defines f, g"):
+        tierjit.compile_source("def f(x):\n    return x\ndef g(x):\n    return x\n")
+    with pytest.raises(ValueError, match="only imports and other functions may accompany"):
+        tierjit.compile_source("y = 2\ndef f(x):\n    return x\n")
+    with pytest.raises(TypeError, match="expected source text"):
+        tierjit.compile_source(42)
+
+
+def test_variant_called_once_costs_less_than_exec():
+    import timeit
+    sources = [forum(0.1 + k, 2.0) for k in range(300)]
+    tierjit.compile_source(sources[0])
+
+    def ours():
+        for s in sources:
+            tierjit.compile_source(s)(1.0)
+
+    def cpython():
+        for s in sources:
+            ns: dict = {}
+            exec(s, ns)  # noqa: S102
+            ns["calc"](1.0)
+
+    assert min(timeit.repeat(ours, number=1, repeat=5)) < \
+        min(timeit.repeat(cpython, number=1, repeat=5))
+    structure.clear()

@@ -1,0 +1,139 @@
+"""Templates: params become arguments, binds make variants without compiling, errors name the
+problem, and variants move up the tiers together."""
+
+from __future__ import annotations
+
+import functools
+import timeit
+
+import pytest
+
+import tierjit
+from tierjit.variants import template as template_mod
+from tierjit.variants.template import template_of
+
+OFFSET = 100.0
+
+
+def calc(myinput):
+    return (myinput + myplus) * mymul  # noqa: F821
+
+
+def uses_global(x):
+    return x * scale + OFFSET  # noqa: F821
+
+
+def assigns(x):
+    a = 3.0
+    return x + a + b  # noqa: F821
+
+
+def test_bind_by_name_position_and_many():
+    t = tierjit.template(calc, params=("myplus", "mymul"))
+    assert t.params == ("myplus", "mymul") and t.inputs == ("myinput",)
+    assert t.bind(myplus=1.0, mymul=2.5)(-10.0) == (-10.0 + 1.0) * 2.5
+    assert t.bind(1.0, 2.5)(2.0) == 7.5
+    assert t.bind(1.0, mymul=3.0)(1.0) == 6.0
+    import numpy as np
+    variants = t.bind_many(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    assert [v(1.0) for v in variants] == [4.0, 16.0]
+    assert [v(1.0) for v in t.bind_many([{"myplus": 0.0, "mymul": 1.0}, (2.0, 2.0)])] == \
+        [1.0, 6.0]
+
+
+def test_bound_variant_is_a_partial_and_knows_its_template():
+    t = tierjit.template(calc, params=("myplus", "mymul"))
+    v = t.bind(myplus=1.0, mymul=2.5)
+    assert type(v) is functools.partial and v.args == (1.0, 2.5)
+    assert template_of(v) == (t, (1.0, 2.5))
+    assert template_of(functools.partial(calc, 1.0)) is None
+
+
+def test_other_free_names_resolve_in_the_functions_globals():
+    t = tierjit.template(uses_global, params=("scale",))
+    assert t.bind(scale=2.0)(1.0) == 102.0
+
+
+@pytest.mark.parametrize("params, error, message", [
+    (("nope",), ValueError, (r"'nope' is not a free name of calc; its free names are: "
+                            r"mymul, myplus")),
+    (("myinput",), ValueError, "'myinput' is already an argument of calc"),
+    (("myplus", "myplus"), ValueError, "myplus named twice"),
+    (("1x",), TypeError, "params must be names"),
+])
+def test_bad_params(params, error, message):
+    with pytest.raises(error, match=message):
+        tierjit.template(calc, params=params)
+
+
+def test_param_assigned_in_the_body_names_the_line():
+    line = assigns.__code__.co_firstlineno + 1
+    with pytest.raises(ValueError, match=rf"'a' is assigned in assigns \(line {line}\)"):
+        tierjit.template(assigns, params=("a",))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"myplus": 1.0}, "missing binding for mymul"),
+    ({"myplus": 1.0, "mymul": 2.0, "extra": 3}, "unknown param extra"),
+    ({"typo": 1.0}, "unknown param typo; missing binding for myplus, mymul"),
+])
+def test_bad_bindings(kwargs, message):
+    t = tierjit.template(calc, params=("myplus", "mymul"))
+    with pytest.raises(TypeError, match=message):
+        t.bind(**kwargs)
+
+
+def test_too_many_positional_values():
+    t = tierjit.template(calc, params=("myplus", "mymul"))
+    with pytest.raises(TypeError, match="3 values for 2 params"):
+        t.bind(1.0, 2.0, 3.0)
+
+
+def test_template_from_source_text_with_imports():
+    t = tierjit.template("import math\ndef f(x):\n    return math.sqrt(x) * k\n", params="k")
+    assert t.bind(k=3.0)(4.0) == 6.0
+    with pytest.raises(ValueError, match="exactly one function definition"):
+        tierjit.template("x = 1\n", params=())
+
+
+def test_closure_variables_are_captured():
+    offset = 5.0
+
+    def inner(x):
+        return x * k + offset  # noqa: F821
+
+    assert tierjit.template(inner, params=("k",)).bind(k=2.0)(1.0) == 7.0
+
+
+def test_cold_variants_cost_a_cpython_call_and_compile_nothing():
+    t = tierjit.template(calc, params=("myplus", "mymul"))
+    v = t.bind(myplus=1.0, mymul=2.5)
+    v(1.0)
+    assert t.tier == "cold" and t.calls == 1 and "run by CPython" in t.explain()
+
+
+def test_promotion_moves_old_and_new_variants(monkeypatch):
+    monkeypatch.setattr(template_mod, "PROMOTE_AFTER", 5)
+    t = tierjit.template(calc, params=("myplus", "mymul"))
+    old = t.bind(myplus=1.0, mymul=2.0)
+    results = [old(float(i)) for i in range(10)]
+    assert results == [(i + 1.0) * 2.0 for i in range(10)]
+    assert t.tier == "jit"
+    new = t.bind(myplus=1.0, mymul=2.0)
+    assert template_of(new)[0] is t and new.func is not old.func
+    assert old(3.0) == new(3.0) == 8.0
+
+
+def test_compile_makes_native_variants():
+    t = tierjit.template(calc, params=("myplus", "mymul")).compile()
+    v = t.bind(myplus=1.0, mymul=2.5)
+    assert v(-10.0) == -22.5
+    assert t.tier == "opt" and "calc(float, float, float): opt" in t.explain()
+
+
+def test_bind_costs_at_most_two_microseconds():
+    t = tierjit.template(calc, params=("myplus", "mymul"))
+    t.bind(myplus=1.0, mymul=2.5)
+    per = min(timeit.repeat(lambda: t.bind(myplus=1.0, mymul=2.5), number=20_000,
+                            repeat=5)) / 20_000
+    assert per < 2e-6, f"bind took {per * 1e6:.2f} us"

@@ -1,0 +1,88 @@
+"""The native evaluator against NumPy op at a time (reference.py), bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tierjit.variants import Op, Programs, random_programs, reference, vm
+
+
+def same(a, b) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+
+
+def data(n: int, dtype: str, cols: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-3, 3, size=(n, cols))
+    x[::7] = 0.0                                  # division by zero, 0/0, ...
+    x[3::11] = np.inf if n > 3 else x[3::11]
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n_rows", [0, 1, 13, 257, 2500])
+def test_rows_per_program_match_numpy(dtype, n_rows):
+    ops = tuple(Op)
+    progs = random_programs(40, 12, n_consts=3, n_regs=6, ops=ops, seed=n_rows)
+    X = data(n_rows, dtype)
+    assert same(vm.run(progs, X), reference.run(progs, X))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_reductions(dtype):
+    progs = random_programs(60, 9, n_consts=2, seed=4)
+    X = data(1003, dtype)
+    y = np.linspace(-2, 2, len(X))
+    assert same(vm.run(progs, X, "max"), reference.run(progs, X, "max"))
+    for reduce, yy in (("sum", None), ("mse", y)):
+        got, want = vm.run(progs, X, reduce, yy), reference.run(progs, X, reduce, yy)
+        assert got.dtype == np.float64
+        # float64 sums in another order: equal up to rounding, and in where they are nan/inf
+        assert np.allclose(got, want, rtol=1e-9, atol=0, equal_nan=True)
+
+
+def test_max_skips_nan_and_inf_and_gives_minus_inf_when_nothing_is_finite():
+    code = [[Op.DIV, 1, 0, 0],                   # v2 = v1 / v1: nan at 0, 1 elsewhere
+            [Op.CONST, 2, 0, 0], [Op.DIV, 3, 2, 2]]  # v4 = 0/0 = nan everywhere
+    progs = Programs.from_arrays(code, [0, 0, 0], [0, 1, 3], n_inputs=1, n_regs=4,
+                                 output=[1, 3])
+    X = np.array([0.0, np.inf, 2.0])[:, None]
+    assert vm.run(progs, X, "max").tolist() == [1.0, -np.inf]
+
+
+def test_many_inputs_and_output_is_an_input():
+    X = data(100, "float64", cols=3)
+    code = [[Op.SUB, 3, 2, 0], [Op.MUL, 0, 3, 1]]   # v4 = v3 - v1; v1 = v4 * v2
+    progs = Programs.from_arrays(code, None, [0, 2, 2], n_inputs=3, n_regs=4, output=[0, 2])
+    got = vm.run(progs, X)
+    assert same(got, reference.run(progs, X))
+    assert np.array_equal(got[1], X[:, 2])        # the empty program returns its input
+
+
+def test_unwritten_registers_read_as_zero():
+    progs = Programs.from_arrays([[Op.ADD, 2, 0, 1]], n_inputs=1, n_regs=3, output=2)
+    X = np.array([[1.5], [-2.0]])
+    assert vm.run(progs, X).tolist() == [[1.5, -2.0]]
+
+
+def test_dead_code_elimination_keeps_results():
+    # more than 64 registers: no liveness pass; 64 or fewer: dead code is skipped
+    for n_regs in (5, 64, 65, 200):
+        progs = random_programs(30, 20, n_regs=n_regs, n_consts=4, seed=n_regs)
+        X = data(300, "float64")
+        assert same(vm.run(progs, X), reference.run(progs, X)), n_regs
+
+
+def test_threads_give_identical_results():
+    progs = random_programs(3000, 10, n_consts=2, seed=9)
+    X = data(400, "float32")
+    one = vm.run(progs, X, "sum", threads=1)
+    two = vm.run(progs, X, "sum", threads=2)
+    assert np.array_equal(one, two, equal_nan=True)
+
+
+def test_empty_population():
+    progs = Programs.from_arrays(np.zeros((0, 4), np.int32), None, [0], n_regs=2)
+    assert vm.run(progs, data(10, "float64")).shape == (0, 10)
+    assert vm.run(progs, data(10, "float64"), "max").shape == (0,)
