@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 
 import numpy as np
 import pytest
@@ -139,7 +140,7 @@ def test_threads_while_the_compiler_swaps_code(max_deopts):
                             failures.append(f"{name}{args!r}: {got!r} != {want!r}")
                             return
             except BaseException as e:   # noqa: BLE001 - reported below
-                failures.append(f"{type(e).__name__}: {e}")
+                failures.append("".join(traceback.format_exception(e)))
 
         threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
         for t in threads:

@@ -19,6 +19,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ..errors import Unsupported
+from . import astlock
 from ..ir.builder import Builder
 from ..ir.nodes import Block, Function, Value
 from ..ir.ops import Op
@@ -50,7 +51,7 @@ def function_ast(pyfunc) -> ast.FunctionDef:
         src = textwrap.dedent(inspect.getsource(pyfunc))
     except (OSError, TypeError) as e:
         raise Unsupported("source code is not available", 0, str(e)) from None
-    tree = ast.parse(src)
+    tree = astlock.parse(src)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                 node.name == pyfunc.__code__.co_name:

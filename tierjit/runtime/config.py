@@ -22,11 +22,9 @@ Only `tier="auto"` functions (the default) use the thresholds; "interp" and "opt
 tier on the first call of each argument-type signature.
 """
 
-from __future__ import annotations
-
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+
+# Only os (loaded by every interpreter) at import: `import tierjit` must stay ~1 ms.
 
 _INF = float("inf")
 
@@ -102,17 +100,9 @@ class Config:
     def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in _FIELDS}
 
-    @contextmanager
-    def override(self, **settings: object) -> Iterator[Config]:
+    def override(self, **settings: object) -> "_Override":
         """Change some settings for the duration of a `with` block (tests, benchmarks)."""
-        saved = self.as_dict()
-        try:
-            for name, value in settings.items():
-                setattr(self, name, value)
-            yield self
-        finally:
-            for name, value in saved.items():
-                setattr(self, name, value)
+        return _Override(self, settings)
 
     def __repr__(self) -> str:
         return "tierjit.config(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
@@ -137,6 +127,28 @@ class Config:
                 import warnings
                 warnings.warn(f"{var}={text!r} ignored ({e}); keeping {name}="
                               f"{getattr(self, name)!r}", RuntimeWarning, stacklevel=2)
+
+
+class _Override:
+    """The context manager `Config.override` returns (contextlib costs an import)."""
+
+    def __init__(self, cfg: "Config", settings: dict[str, object]) -> None:
+        self.cfg, self.settings = cfg, settings
+        self.saved: list[dict[str, object]] = []
+
+    def __enter__(self) -> "Config":
+        self.saved.append(self.cfg.as_dict())
+        try:
+            for name, value in self.settings.items():
+                setattr(self.cfg, name, value)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self.cfg
+
+    def __exit__(self, *exc: object) -> None:
+        for name, value in self.saved.pop().items():
+            setattr(self.cfg, name, value)
 
 
 def _int_or_never(text: str) -> int | None:

@@ -12,7 +12,8 @@ The slow path depends on the tier the function was decorated with:
   (`config.hot_calls` calls, or `config.hot_seconds` spent in its cold calls) each new
   argument-type signature is queued for the compiler thread, and the call runs on in CPython;
   when the native code is ready the compiler thread switches the dispatch slot. Calls already
-  running finish in the code they started in.
+  running finish in the code they started in. Until then the object users call is a shim
+  (runtime.shim), which runs the cold phase itself and becomes a native entry in place.
 - "interp" builds tier 0 (Python generated from tierjit's IR) on the first call of each
   signature; "opt" builds native code on the first call, synchronously.
 
@@ -25,18 +26,21 @@ CPython. Nothing here imports the compiler (or llvmlite, or NumPy) until a funct
 decorating costs a few microseconds.
 """
 
-from __future__ import annotations
-
 import os
+import sys
 from _thread import RLock
 from _weakref import ref as _weakref
-from collections.abc import Callable
 from time import perf_counter as _clock
-from typing import TYPE_CHECKING, Any
 
 from .config import config as _config
 
+# Decorating must stay cheap (microseconds; typing alone costs ~8 ms to import), so this
+# module imports only what every interpreter has loaded already; annotations are strings.
+TYPE_CHECKING = False
 if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from collections.abc import Callable
+    from typing import Any
+
     from ..errors import Unsupported
     from ..types.infer import CallTyper, Typed
     from ..types.lattice import Type
@@ -47,7 +51,7 @@ TIERS = ("auto", "interp", "opt")
 STRICT = os.environ.get("TIERJIT_STRICT", "") not in ("", "0")
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
-_type_of_value: Callable[[Any], Any] | None = None     # types.lattice.type_of_value, once hot
+_type_of_value: "Callable[[Any], Any] | None" = None     # types.lattice.type_of_value, once hot
 
 
 class Specialisation:
@@ -57,7 +61,7 @@ class Specialisation:
                  "deopts", "core_cell", "requested", "built", "gave_up", "error", "installed",
                  "deopt_count", "queued_at")
 
-    def __init__(self, arg_types: tuple[Type, ...]) -> None:
+    def __init__(self, arg_types: "tuple[Type, ...]") -> None:
         self.arg_types = arg_types
         self.typed: Typed | None = None
         self.tier0: Callable | None = None      # Python generated from the typed IR
@@ -86,7 +90,7 @@ class Specialisation:
 class Dispatcher:
     """The compiler's view of one jitted Python function."""
 
-    def __init__(self, py_func: Callable, tier: str = "auto"):
+    def __init__(self, py_func: "Callable", tier: str = "auto"):
         if tier not in TIERS:
             raise ValueError(f"tierjit.jit: tier must be one of {', '.join(TIERS)}; "
                              f"got {tier!r}")
@@ -118,7 +122,7 @@ class Dispatcher:
         self.cold = tier == "auto"
         self.bypass = False
         self.hot_after = 0                   # calls when it became hot
-        self._pending: set[Specialisation] = set()   # queued builds (set ops are atomic)
+        self._pending: set[_Build] = set()   # queued builds (set add/discard are atomic)
         self.compiles = 0
         self.compile_seconds = 0.0
         self.entry = _make_entry(self)
@@ -140,7 +144,7 @@ class Dispatcher:
             raise self._ir_error
         return self._ir
 
-    def infer(self, arg_types: tuple[Type, ...], typer: CallTyper | None = None) -> Typed:
+    def infer(self, arg_types: "tuple[Type, ...]", typer: "CallTyper | None" = None) -> "Typed":
         """Typed IR for arg_types (cached unless it depended on an unfinished recursion)."""
         from ..types.infer import CallTyper, infer
         spec = self.specs.get(arg_types)
@@ -154,7 +158,7 @@ class Dispatcher:
             self.specs.setdefault(arg_types, Specialisation(arg_types)).typed = typed
         return typed
 
-    def specialise(self, arg_types: tuple[Type, ...]) -> Specialisation:
+    def specialise(self, arg_types: "tuple[Type, ...]") -> "Specialisation":
         """Build (once, synchronously) the specialisation for arg_types in this dispatcher's
         top tier: tier 0 for "interp", native code for "opt" and "auto"."""
         from ..errors import Unsupported
@@ -196,7 +200,7 @@ class Dispatcher:
                 self._install(spec)
             return spec
 
-    def _compile_native(self, spec: Specialisation) -> None:
+    def _compile_native(self, spec: "Specialisation") -> None:
         from ..backends.llvm import compile_native
         from ..errors import Unsupported
         try:
@@ -212,7 +216,7 @@ class Dispatcher:
             return
         spec.tier = "opt"
 
-    def _compiled(self, spec: Specialisation, seconds: float, front: float,
+    def _compiled(self, spec: "Specialisation", seconds: float, front: float,
                   llvm: float) -> None:
         """Count and record one build (the compile event)."""
         from .events import note_pause, record
@@ -230,7 +234,7 @@ class Dispatcher:
                **detail)
         note_pause(seconds)
 
-    def _install(self, spec: Specialisation) -> None:
+    def _install(self, spec: "Specialisation") -> None:
         """Point the entry's dispatch slot at spec's native code (the tier-up event)."""
         from . import shim
         from .events import record
@@ -251,7 +255,7 @@ class Dispatcher:
         record("tier-up", self.__qualname__, _fmt_types(spec.arg_types), "opt",
                slot="switched" if ok else "unchanged")
 
-    def resume_function(self, spec: Specialisation, index: int) -> Callable:
+    def resume_function(self, spec: "Specialisation", index: int) -> "Callable":
         """Tier-0 code that resumes at frame state `index` of spec's native code.
 
         Called by native code at every failing guard (backends.llvm.codegen._resume), so
@@ -271,17 +275,21 @@ class Dispatcher:
         return f
 
     # -- deoptimisation feedback ------------------------------------------------------------
-    def _deopted(self, spec: Specialisation, index: int) -> None:
+    def _deopted(self, spec: "Specialisation", index: int) -> None:
         from .events import record
         spec.deopt_count += 1
+        if spec.gave_up is not None:
+            # Native callers that inlined this code still deoptimise into it (until they are
+            # recompiled): counted, not logged again.
+            return
         record("deopt", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                **_frame_state_detail(spec, index))
-        if spec.gave_up is None and spec.deopt_count >= _config.max_deopts:
+        if spec.deopt_count >= _config.max_deopts:
             self.give_up(spec, f"{spec.deopt_count} deopts (max_deopts="
                                f"{_config.max_deopts}); most at "
                                f"{_describe_frame_state(spec, _most_deopts(spec))}")
 
-    def give_up(self, spec: Specialisation, why: str) -> None:
+    def give_up(self, spec: "Specialisation", why: str) -> None:
         """Stop using spec's native code: its calls go to the slow path from now on."""
         from . import shim
         from .events import record
@@ -358,14 +366,22 @@ class Dispatcher:
             return None
         return bound.args
 
-    def _spec_for(self, args: tuple) -> Specialisation | None:
+    def _spec_for(self, args: tuple) -> "Specialisation | None":
         """The specialisation for these arguments' types; requests its build when new."""
+        if _type_of_value is None and _config.background:
+            # The type lattice is not loaded yet: importing it here (~20 ms) would pause the
+            # program, so the compiler thread types the arguments too.
+            from . import compiler
+            if not compiler.get_compiler().is_compiler_thread():
+                self._submit(_Build(self, None, args))
+                return None
         key = tuple(_types_of(args))
         spec = self.specs.get(key)
         if spec is not None and spec.requested:
             if spec.error is not None and STRICT:
-                raise RuntimeError(f"tierjit: compiling {self.__qualname__}"
-                                   f"{_fmt_types(key)} failed") from spec.error
+                raise RuntimeError(f"tierjit: compiling {self.__qualname__}{_fmt_types(key)} "
+                                   f"failed: {type(spec.error).__name__}: {spec.error}"
+                                   ) from spec.error
             return spec
         if spec is None and len(self.specs) >= _config.max_specialisations:
             return None
@@ -375,31 +391,50 @@ class Dispatcher:
         spec.requested = True
         from . import compiler
         if _config.background and not compiler.get_compiler().is_compiler_thread():
-            spec.queued_at = _clock()
-            self._pending.add(spec)
-            self.bypass = True
-            if not compiler.get_compiler().submit(_Build(self, spec)):
-                self._pending.discard(spec)
-                self.bypass = bool(self._pending)
-            from .events import note_pause
-            note_pause(_clock() - spec.queued_at)
+            self._submit(_Build(self, spec))
         else:
             self.specialise(key)
             # a function tierjit cannot lower runs as CPython without typing its calls
             self.bypass = self._ir_error is not None
         return spec
 
-    def _build_in_background(self, spec: Specialisation) -> None:
+    def _submit(self, job: "_Build") -> None:
+        """Queue a build for the compiler thread; calls bypass typing until it is done."""
+        from . import compiler
+        from .events import note_pause
+        job.queued_at = _clock()
+        if job.spec is not None:
+            job.spec.queued_at = job.queued_at
+        self._pending.add(job)
+        self.bypass = True
+        if not compiler.get_compiler().submit(job):
+            self._pending.discard(job)
+            self.bypass = bool(self._pending)
+        note_pause(_clock() - job.queued_at)
+
+    def _build_in_background(self, job: "_Build") -> None:
+        spec = job.spec
         try:
+            if spec is None:               # queued with the arguments: type them here
+                key = tuple(_types_of(job.args))
+                job.args = None
+                spec = self.specs.get(key)
+                if spec is None and len(self.specs) >= _config.max_specialisations:
+                    return
+                spec = self.specs.setdefault(key, Specialisation(key))
+                if spec.requested:
+                    return
+                spec.requested, spec.queued_at = True, job.queued_at
             self.specialise(spec.arg_types)
         except Exception as e:        # noqa: BLE001 - STRICT: raised again by the next call
-            spec.error = spec.error or e
+            if spec is not None:
+                spec.error = spec.error or e
         finally:
-            self._pending.discard(spec)
+            self._pending.discard(job)
             self.bypass = bool(self._pending) or self._ir_error is not None
 
     # -- introspection ----------------------------------------------------------------------
-    def latest(self) -> Specialisation | None:
+    def latest(self) -> "Specialisation | None":
         return next(reversed(self.specs.values()), None)
 
     def inspect(self, stage: str = "ir") -> str:
@@ -477,7 +512,7 @@ class Dispatcher:
         return (f"cold: {self.calls} calls, {self.cold_seconds * 1e3:.2f} ms as CPython; "
                 f"compiles when hot ({rule})")
 
-    def counters(self) -> dict[str, Any]:
+    def counters(self) -> "dict[str, Any]":
         """Per-function counters, as `tierjit.stats()` reports them."""
         specs = [s for s in list(self.specs.values()) if s.requested]
         return {
@@ -499,16 +534,19 @@ class Dispatcher:
 
 
 class _Build:
-    """A compiler-thread job: build one specialisation (named for the error event)."""
+    """A compiler-thread job: build one specialisation, or first find it from the arguments
+    of a call (which the job holds until it has typed them)."""
 
-    __slots__ = ("dispatcher", "spec", "__qualname__")
+    __slots__ = ("dispatcher", "spec", "args", "queued_at", "__qualname__")
 
-    def __init__(self, dispatcher: Dispatcher, spec: Specialisation) -> None:
-        self.dispatcher, self.spec = dispatcher, spec
+    def __init__(self, dispatcher: "Dispatcher", spec: "Specialisation | None",
+                 args: tuple | None = None) -> None:
+        self.dispatcher, self.spec, self.args = dispatcher, spec, args
+        self.queued_at = 0.0
         self.__qualname__ = dispatcher.__qualname__
 
     def __call__(self) -> None:
-        self.dispatcher._build_in_background(self.spec)
+        self.dispatcher._build_in_background(self)
 
 
 def _types_of(args: tuple):
@@ -532,11 +570,12 @@ def _fmt_types(types) -> str:
     return "(" + ", ".join("?" if t is None else str(t) for t in types) + ")"
 
 
-def _most_deopts(spec: Specialisation) -> int:
-    return max(spec.deopts, key=spec.deopts.get) if spec.deopts else -1
+def _most_deopts(spec: "Specialisation") -> int:
+    counts = list(spec.deopts.items())     # a copy: other threads may be deoptimising
+    return max(counts, key=lambda kv: kv[1])[0] if counts else -1
 
 
-def _frame_state_detail(spec: Specialisation, index: int) -> dict[str, Any]:
+def _frame_state_detail(spec: "Specialisation", index: int) -> "dict[str, Any]":
     """Where a deopt resumed: frame state number, block, instruction, source line, op."""
     detail: dict[str, Any] = {"frame_state": index}
     try:
@@ -551,7 +590,7 @@ def _frame_state_detail(spec: Specialisation, index: int) -> dict[str, Any]:
     return detail
 
 
-def _describe_frame_state(spec: Specialisation, index: int) -> str:
+def _describe_frame_state(spec: "Specialisation", index: int) -> str:
     d = _frame_state_detail(spec, index)
     where = f"line {d['line']} ({d['op']})" if "line" in d else "an unknown place"
     return f"{where}, frame state {index}"
@@ -559,21 +598,20 @@ def _describe_frame_state(spec: Specialisation, index: int) -> str:
 
 # -- the object users call ----------------------------------------------------------------------
 
-def _make_entry(d: Dispatcher):
+def _make_entry(d: "Dispatcher"):
     """The object users call.
 
     tier="auto": a shim (runtime.shim) that runs the cold phase without touching LLVM and
     becomes a native entry in place when the first native code is installed. "interp" and
     "opt": a native entry (runtime.entry) from the start. Where neither can exist, a Python
     wrapper (and, for "auto", plain CPython: there is no native tier to go to)."""
-    from . import entry as _entry
     if d.tier == "auto":
-        from . import shim
-        if _entry.AVAILABLE and shim.LAYOUT_OK:
-            return shim.make_shim(d, d._call_auto)
+        if _SHIMS:
+            return _make_shim(d, d._call_auto)
         d.cold, d.bypass = False, True
         fallback = d.py_func
     else:
+        from . import entry as _entry
         fallback = d._call_now
         if _entry.AVAILABLE:
             try:
@@ -593,7 +631,15 @@ def _make_entry(d: Dispatcher):
     return call
 
 
-def dispatcher_of(obj) -> Dispatcher | None:
+# Shims work where native entries can exist (64-bit CPython); the import is ~0.5 ms, paid
+# by the first decoration.
+_SHIMS = sys.implementation.name == "cpython" and sys.maxsize > 2**32
+if _SHIMS:
+    from .shim import LAYOUT_OK as _SHIMS
+    from .shim import make_shim as _make_shim
+
+
+def dispatcher_of(obj) -> "Dispatcher | None":
     """The Dispatcher behind a jitted callable (or None)."""
     if isinstance(obj, Dispatcher):
         return obj
@@ -606,14 +652,24 @@ def dispatcher_of(obj) -> Dispatcher | None:
 
 # -- every dispatcher, for tierjit.stats() -------------------------------------------------------
 
-_registry: dict[int, Any] = {}
+_registry: "dict[int, Any]" = {}
 
 
-def _register(d: Dispatcher) -> None:
+def _register(d: "Dispatcher") -> None:
     key = id(d)
     _registry[key] = _weakref(d, lambda _, key=key: _registry.pop(key, None))
 
 
-def dispatchers() -> list[Dispatcher]:
+def forget_queued_builds() -> None:
+    """After a fork: the child has no compiler thread, so nothing queued will be built."""
+    for d in dispatchers():
+        for job in list(d._pending):
+            if job.spec is not None and not job.spec.built:
+                job.spec.requested = False
+        d._pending.clear()
+        d.bypass = d._ir_error is not None
+
+
+def dispatchers() -> "list[Dispatcher]":
     """The live dispatchers, oldest first."""
     return [d for d in (r() for r in list(_registry.values())) if d is not None]

@@ -13,35 +13,26 @@ compile, building a resume function at a deopt, queueing a compile) is a pause o
 Python is not seen here — bench/tiering.py measures pauses from the outside.
 """
 
-from __future__ import annotations
-
 import itertools
 import sys
 import time
-from collections import deque
-from typing import Any, Literal, TypedDict
+from _collections import deque         # not `collections`: imported on a program's thread
 
 from .config import config
 
-Kind = Literal["compile", "tier-up", "deopt", "give-up", "recompile", "error"]
+# Imported by the first hot call, on the program's thread: no typing (~8 ms) at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from .stats import EventDict
+
+    Kind = Literal["compile", "tier-up", "deopt", "give-up", "recompile", "error"]
+
 MAX_EVENTS = 10_000
 COMPILER_THREAD = "tierjit-compiler"
 
 _T0 = time.perf_counter()
-
-
-class EventDict(TypedDict):
-    """One event as `tierjit.stats()["events"]` returns it."""
-
-    seq: int
-    time: float            # seconds since tierjit's runtime was loaded
-    kind: str
-    function: str          # qualified name
-    types: str             # the specialisation's argument types, "(int, float)"
-    tier: str              # the tier the event is about: "opt", "interp", "python", "resume"
-    thread: str            # name of the thread that did the work
-    seconds: float         # how long the work took (0 for instantaneous events)
-    detail: dict[str, Any]
 
 
 class Event:
@@ -51,7 +42,7 @@ class Event:
                  "detail")
 
     def __init__(self, kind: str, function: str, types: str, tier: str, seconds: float,
-                 detail: dict[str, Any]) -> None:
+                 detail: "dict[str, Any]") -> None:
         import threading
         self.seq = next(_seq)
         self.time = time.perf_counter() - _T0
@@ -59,10 +50,10 @@ class Event:
         self.thread = threading.current_thread().name
         self.seconds, self.detail = seconds, detail
 
-    def as_dict(self) -> EventDict:
-        return EventDict(seq=self.seq, time=self.time, kind=self.kind, function=self.function,
-                         types=self.types, tier=self.tier, thread=self.thread,
-                         seconds=self.seconds, detail=dict(self.detail))
+    def as_dict(self) -> "EventDict":
+        return {"seq": self.seq, "time": self.time, "kind": self.kind,
+                "function": self.function, "types": self.types, "tier": self.tier,
+                "thread": self.thread, "seconds": self.seconds, "detail": dict(self.detail)}
 
     def line(self) -> str:
         """The TIERJIT_LOG line: `tierjit +1.234s compile   f(int) opt 3.1ms [thread] ...`."""
@@ -80,12 +71,12 @@ class Event:
 
 
 _seq = itertools.count()
-_log: deque[Event] = deque(maxlen=MAX_EVENTS)
+_log: "deque[Event]" = deque(maxlen=MAX_EVENTS)
 _pause = {"max_seconds": 0.0, "total_seconds": 0.0, "count": 0}
 
 
-def record(kind: Kind, function: str, types: str = "", tier: str = "", seconds: float = 0.0,
-           **detail: Any) -> Event:
+def record(kind: "Kind", function: str, types: str = "", tier: str = "", seconds: float = 0.0,
+           **detail: "Any") -> "Event":
     """Append an event to the log (and print it when logging is on)."""
     ev = Event(kind, function, types, tier, seconds, detail)
     _log.append(ev)
@@ -108,7 +99,7 @@ def note_pause(seconds: float) -> None:
         _pause["max_seconds"] = seconds
 
 
-def events(kind: str | None = None) -> list[Event]:
+def events(kind: str | None = None) -> "list[Event]":
     """The recorded events, oldest first (only those of `kind` if given)."""
     return [e for e in list(_log) if kind is None or e.kind == kind]
 

@@ -20,15 +20,43 @@ GC traversal and deallocation, which treat every field as an object, never see a
 after the switch the entry type's own traverse/dealloc know the slot is not an object.
 """
 
-from __future__ import annotations
-
 from _thread import allocate_lock
 from time import perf_counter as _clock
-from types import MethodType
-from typing import Any
 
-from . import entry as _entry
 from .config import config as _config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# runtime.entry's layout, restated so that decorating does not import it (nor threading);
+# `_check_live_layout` compares the two before the first upgrade.
+_HEAD = object.__basicsize__
+SLOT_OFFSET, DISPATCHER_OFFSET, FALLBACK_OFFSET = _HEAD, _HEAD + 8, _HEAD + 16
+WEAKLIST_OFFSET, BASICSIZE = _HEAD + 24, _HEAD + 32
+
+
+class _Forwarded(str):
+    """A class-dict string that reads as the dispatcher's attribute on instances (as
+    runtime.entry's _ForwardedName does for the entry type)."""
+
+    __slots__ = ()
+    attribute = ""
+
+    def __get__(self, obj: object, objtype: type | None = None) -> object:
+        if obj is None:
+            return str(self)
+        return getattr(obj.__tierjit_dispatcher__, self.attribute)  # type: ignore[attr-defined]
+
+
+class _ForwardedDoc(_Forwarded):
+    __slots__ = ()
+    attribute = "__doc__"
+
+
+class _ForwardedModule(_Forwarded):
+    __slots__ = ()
+    attribute = "__module__"
 
 
 class Shim:
@@ -45,10 +73,10 @@ class Shim:
     # slot at SLOT_OFFSET, then dispatcher, then fallback; __weakref__ comes after them.
     __slots__ = ("__tierjit_aslot__", "__tierjit_dispatcher__", "__tierjit_fallback__",
                  "__weakref__")
-    __doc__ = _entry._ForwardedDoc("A tierjit-compiled function that has no native code yet.")
-    __module__ = _entry._ForwardedModule("tierjit")
+    __doc__ = _ForwardedDoc("A tierjit-compiled function that has no native code yet.")
+    __module__ = _ForwardedModule("tierjit")
 
-    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: "Any", **kwargs: "Any") -> "Any":
         # The cold phase, inlined here so that a cold call costs one Python frame besides the
         # function's own (recursion depth!) and a few hundred nanoseconds.
         d = self.__tierjit_dispatcher__
@@ -70,7 +98,7 @@ class Shim:
             return d.py_func(*args, **kwargs)
         return self.__tierjit_fallback__(*args, **kwargs)
 
-    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+    def __get__(self, obj: object, objtype: type | None = None) -> "Any":
         return self if obj is None else MethodType(self, obj)
 
     def __getattr__(self, name: str) -> object:
@@ -93,19 +121,25 @@ class Shim:
         return f"<tierjit function {getattr(d, '__qualname__', '?')}>"
 
 
+class _Bound:
+    def method(self) -> None:
+        pass
+
+
+MethodType = type(_Bound().method)      # types.MethodType, without importing types
 _set_dispatcher = Shim.__dict__["__tierjit_dispatcher__"].__set__
 _set_fallback = Shim.__dict__["__tierjit_fallback__"].__set__
 _TPFLAGS_MANAGED_DICT = 1 << 4
 _TPFLAGS_HAVE_GC = 1 << 14
 
 # Checked without ctypes (cheap): the rest is checked on a live object before the first upgrade.
-LAYOUT_OK = (Shim.__basicsize__ == _entry.BASICSIZE and Shim.__itemsize__ == 0
-             and Shim.__weakrefoffset__ == _entry.WEAKLIST_OFFSET and Shim.__dictoffset__ == 0
+LAYOUT_OK = (Shim.__basicsize__ == BASICSIZE and Shim.__itemsize__ == 0
+             and Shim.__weakrefoffset__ == WEAKLIST_OFFSET and Shim.__dictoffset__ == 0
              and not Shim.__flags__ & _TPFLAGS_MANAGED_DICT
              and Shim.__flags__ & _TPFLAGS_HAVE_GC)
 
 
-def make_shim(dispatcher: object, fallback: Any) -> Shim:
+def make_shim(dispatcher: object, fallback: "Any") -> "Shim":
     """A shim that calls `fallback(*args, **kwargs)`; cheap: no LLVM, no ctypes."""
     s = object.__new__(Shim)
     _set_dispatcher(s, dispatcher)
@@ -138,12 +172,12 @@ entry:
 }}
 """
 
-_upgrade_fn: Any = None
+_upgrade_fn: "Any" = None
 _upgrade_lock = allocate_lock()
 _install_lock = allocate_lock()   # one upgrade or slot store at a time
 
 
-def _upgrader() -> Any:
+def _upgrader() -> "Any":
     """The compiled upgrade function, built once (with the entry runtime) on first use."""
     global _upgrade_fn
     if _upgrade_fn is None:
@@ -153,10 +187,11 @@ def _upgrader() -> Any:
 
                 from ..backends.llvm.engine import compile_ir
                 from . import capi
+                from . import entry as _entry
                 lay = capi.object_layout()
                 _entry.entry_type()            # the runtime (and its checks) first
                 module = compile_ir(_UPGRADE_IR.format(ob_type=lay.ob_type,
-                                                       slot_offset=_entry.SLOT_OFFSET), opt=1)
+                                                       slot_offset=SLOT_OFFSET), opt=1)
                 # PYFUNCTYPE: the GIL stays held for the whole call (CFUNCTYPE would drop it).
                 proto = ctypes.PYFUNCTYPE(None, ctypes.py_object, ctypes.py_object,
                                           ctypes.c_void_p)
@@ -171,7 +206,11 @@ def _check_live_layout() -> None:
     import ctypes
 
     from . import capi
-    if not LAYOUT_OK:
+    from . import entry as _entry
+    if not LAYOUT_OK or (SLOT_OFFSET, DISPATCHER_OFFSET, FALLBACK_OFFSET, WEAKLIST_OFFSET,
+                         BASICSIZE) != (_entry.SLOT_OFFSET, _entry.DISPATCHER_OFFSET,
+                                        _entry.FALLBACK_OFFSET, _entry.WEAKLIST_OFFSET,
+                                        _entry.BASICSIZE):
         raise capi.LayoutError("the Shim class does not have the entry's layout")
     d, f = object(), object()
     s = make_shim(d, f)
@@ -179,18 +218,18 @@ def _check_live_layout() -> None:
     def read(offset: int) -> int:
         return ctypes.c_void_p.from_address(id(s) + offset).value or 0
 
-    if (read(_entry.SLOT_OFFSET), read(_entry.DISPATCHER_OFFSET),
-            read(_entry.FALLBACK_OFFSET)) != (0, id(d), id(f)):
+    if (read(SLOT_OFFSET), read(DISPATCHER_OFFSET), read(FALLBACK_OFFSET)) != (0, id(d), id(f)):
         raise capi.LayoutError("Shim fields are not at the entry's offsets")
 
 
-def install(obj: Any, address: int) -> bool:
+def install(obj: "Any", address: int) -> bool:
     """Make `obj` (a shim or an entry) call native code at `address` from now on.
 
     A shim is upgraded to an entry in place; an entry gets its slot stored. Returns False for
     anything else (a Python wrapper cannot take native code)."""
     if not isinstance(address, int) or not 0 < address < 2**64:
         raise ValueError(f"not a code address: {address!r}")
+    from . import entry as _entry
     if type(obj) is Shim:
         fn = _upgrader()                  # may compile: done before taking the lock
         tp = _entry.entry_type()
@@ -205,8 +244,9 @@ def install(obj: Any, address: int) -> bool:
     return False
 
 
-def uninstall(obj: Any) -> None:
+def uninstall(obj: "Any") -> None:
     """Send every call of `obj` to its fallback again (no-op for a shim)."""
+    from . import entry as _entry
     with _install_lock:
         if _entry.is_entry(obj):
             _entry.reset_slot(obj)

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from .events import EventDict
+
+class EventDict(TypedDict):
+    """One event (runtime.events.Event.as_dict) as `tierjit.stats()["events"]` lists it."""
+
+    seq: int
+    time: float            # seconds since tierjit's runtime was loaded
+    kind: str              # compile, tier-up, deopt, give-up, recompile, error
+    function: str          # qualified name
+    types: str             # the specialisation's argument types, "(int, float)"
+    tier: str              # the tier the event is about: "opt", "interp", "python", "resume"
+    thread: str            # name of the thread that did the work
+    seconds: float         # how long the work took (0 for instantaneous events)
+    detail: dict[str, Any]
 
 
 class CompilerStats(TypedDict):

@@ -21,16 +21,9 @@ _serial = itertools.count()
 
 
 def parse(text: str) -> ast.Module:
-    """ast.parse, retried when CPython 3.11 reports its own race: the AST converter's
-    recursion counter is shared by all threads (CPython gh-106905), so ast.parse here while
-    tierjit's compiler thread parses can fail with a spurious SystemError."""
-    for attempt in range(4):
-        try:
-            return ast.parse(text)
-        except SystemError as e:
-            if "recursion depth mismatch" not in str(e) or attempt == 3:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
+    """ast.parse, safe against CPython 3.11's AST race (see frontend/astlock.py)."""
+    from ..frontend import astlock
+    return astlock.parse(text)
 
 
 def register(source: str, tag: str) -> str:

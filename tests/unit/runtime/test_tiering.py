@@ -346,3 +346,29 @@ def test_upgraded_shim_is_collected():
     del f
     gc.collect()
     assert r() is None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_fork_while_a_build_is_queued(tmp_path):
+    out = run_python("""
+        import os, tierjit
+        from tierjit.runtime import compiler
+        from tierjit.runtime.dispatch import dispatcher_of
+        @tierjit.jit
+        def f(x):
+            return x * 2.5
+        for _ in range(3):
+            f(1.0)                       # hot: a build is queued
+        pid = os.fork()
+        if pid == 0:                     # the child has no compiler thread: asks again
+            for _ in range(3):
+                f(2.0)
+            compiler.wait_idle(60)
+            f(2.0)
+            ok = f(2.0) == 5.0 and any(s.tier == "opt" for s in dispatcher_of(f).specs.values())
+            os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status))
+        """, tmp_path, TIERJIT_HOT_CALLS="1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "child 0", out.stdout + out.stderr

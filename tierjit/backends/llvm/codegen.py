@@ -773,6 +773,8 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             spec = callee.specs.get(key)
             if spec is None or (spec.native is None and spec.core_cell is None):
                 spec = callee.specialise(key)        # compiles the callee now
+            if spec.gave_up is not None:
+                return None             # its native code keeps deoptimising: call its entry
             if spec.native is not None:
                 if spec.typed.return_type != rt:
                     return None

@@ -205,18 +205,20 @@ def _builtin(name: str):
 def compile_tier0(fn: Function, entry: FrameState | None = None, name: str | None = None):
     """The Python function `_tier0` for `fn` (and entry), compiled with exec."""
     import ast
+
+    from ...frontend import astlock
     em = _emit(fn, entry)
     src, ns = "\n".join(em.lines) + "\n", em.ns
     # Tracebacks and warnings from tier 0 name the user's file and line, as CPython does:
     # every generated line takes the source line of the instruction it comes from.
-    tree = ast.parse(src)
+    tree = astlock.parse(src)
     for node in ast.walk(tree):
         if hasattr(node, "lineno"):
             node.lineno = em.source_lines[node.lineno - 1]
             node.end_lineno = em.source_lines[(node.end_lineno or node.lineno) - 1] \
                 if node.end_lineno and node.end_lineno <= len(em.source_lines) else node.lineno
             node.end_lineno = max(node.end_lineno, node.lineno)
-    code = compile(tree, fn.filename, "exec")
+    code = astlock.compile_tree(tree, fn.filename)
     exec(code, ns)
     f = ns["_tier0"]
     f.__name__ = f.__qualname__ = name or fn.name

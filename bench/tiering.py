@@ -1,0 +1,290 @@
+"""Tiering benchmarks (issue 3): what the adaptive default costs and how fast it gets going.
+
+    bench/tiering.py [--parts fifty,first,pause] [--runs N] [--kernels fib,closest] [--quick]
+
+fifty   A script of 50 small numeric functions, each called at most 10 times, run in fresh
+        processes with `@tierjit.jit` and with an identity decorator (plain CPython), alternately,
+        N times each: whole-process wall time, min and median, and their ratio (issue target:
+        within 1.1x). Two flavours: the script imports NumPy (a numeric program), or only math.
+first   Per kernel of bench/kernels, in a fresh process with imports and argument setup done:
+        decorating plus the first call, for plain CPython, tier="auto" (the default) and
+        tier="opt" (compiles synchronously before running).
+pause   The longest main-thread pause caused by the JIT: every kernel (at a small scale) is
+        made hot, so all ten compile on the compiler thread, while the main thread runs a
+        heartbeat loop of ~20 us ticks; the longest gap between ticks, against the same loop with
+        no JIT activity. Also tierjit.stats()["pauses"] (JIT work done on the main thread).
+
+Child processes run without PYTHONDONTWRITEBYTECODE, as users run Python (bytecode cached).
+Each figure is printed as it comes; nothing is written to disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+MARKER = "@@tiering@@ "
+KERNELS = ("fib", "mandelbrot", "closest", "nbody", "spectral_norm", "sieve", "collatz",
+           "mc_pi", "sum_sqrt", "matmul")
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("TIERJIT_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(BENCH)])
+    env.update(extra)
+    return env
+
+
+def run_child(args: list[str], timeout: float = 600, **env: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
+                          env=child_env(**env), timeout=timeout, check=False)
+    for line in reversed(done.stdout.splitlines()):
+        if line.startswith(MARKER):
+            return json.loads(line[len(MARKER):])
+    return {"error": (done.stderr.strip().splitlines() or ["no output"])[-1]}
+
+
+def emit(record: dict[str, Any]) -> None:
+    print(MARKER + json.dumps(record), flush=True)
+
+
+# -- fifty small functions -----------------------------------------------------------------------
+
+# Each template is a function body over (a, b): ints and floats; some loop a little.
+TEMPLATES = [
+    "return a * b + {k}",
+    "return (a + {k}) * (b - {k}) // 3",
+    "return math.sqrt(a * a + b * b) + {k}",
+    "s = 0\n    for i in range({n}):\n        s += i * a\n    return s + b",
+    "return a if a > b else b + {k}",
+    "x = a * 0.5 + b\n    return x * x - {k}.0",
+    "return abs(a - b) % {m}",
+    "t = 0.0\n    for i in range({n}):\n        t += (a + i) / (b + {k})\n    return t",
+    "return min(a, b) * {k} + max(a, b)",
+    "return math.floor(a / (b + {k}.5)) + math.cos(b)",
+]
+
+
+def fifty_source(decorate: bool, with_numpy: bool) -> str:
+    lines = ["import math"]
+    if with_numpy:
+        lines.append("import numpy as np")
+    if decorate:
+        lines += ["import tierjit", "jit = tierjit.jit"]
+    else:
+        lines.append("def jit(f):\n    return f")
+    calls = []
+    for i in range(50):
+        body = TEMPLATES[i % len(TEMPLATES)].format(k=i + 1, n=5 + i % 20, m=7 + i)
+        lines.append(f"\n@jit\ndef f{i}(a, b):\n    {body}\n")
+        ncalls = 1 + (i * 7) % 10                         # 1..10 calls each
+        calls.append(f"    for j in range({ncalls}):\n"
+                     f"        acc += f{i}(j + {i}, {i % 5} + 1.5 * j)")
+    if with_numpy:
+        lines.append("\n@jit\ndef arr_total(x):\n    s = 0.0\n    for i in range(len(x)):\n"
+                     "        s += x[i]\n    return s\n")
+        calls.append("    for j in range(10):\n"
+                     "        acc += arr_total(np.arange(100.0) * j)")
+    lines.append("\ndef main():\n    acc = 0.0\n" + "\n".join(calls) + "\n    return acc\n")
+    lines.append("print(main())")
+    return "\n".join(lines) + "\n"
+
+
+def part_fifty(runs: int) -> None:
+    print(f"fifty: 50 small functions, each called <= 10 times; {runs} fresh processes each")
+    with tempfile.TemporaryDirectory() as tmp:
+        for with_numpy in (True, False):
+            paths = {}
+            for decorate in (False, True):
+                p = Path(tmp) / f"fifty_{'jit' if decorate else 'plain'}_{int(with_numpy)}.py"
+                p.write_text(fifty_source(decorate, with_numpy))
+                paths[decorate] = p
+            outputs = {}
+            times: dict[bool, list[float]] = {False: [], True: []}
+            env = child_env()
+            for decorate in (False, True):       # warm the bytecode caches once
+                subprocess.run([sys.executable, str(paths[decorate])], env=env, check=True,
+                               capture_output=True)
+            for _ in range(runs):
+                for decorate in (False, True):
+                    start = time.perf_counter()
+                    out = subprocess.run([sys.executable, str(paths[decorate])], env=env,
+                                         check=True, capture_output=True, text=True)
+                    times[decorate].append(time.perf_counter() - start)
+                    outputs[decorate] = out.stdout.strip()
+            same = "same output" if outputs[False] == outputs[True] else \
+                f"OUTPUT DIFFERS: {outputs[False]} != {outputs[True]}"
+            p_min, j_min = min(times[False]), min(times[True])
+            p_med, j_med = statistics.median(times[False]), statistics.median(times[True])
+            flavour = "imports numpy" if with_numpy else "math only   "
+            print(f"  script {flavour}: CPython min {p_min * 1e3:7.1f} ms median "
+                  f"{p_med * 1e3:7.1f} ms | tierjit min {j_min * 1e3:7.1f} ms median "
+                  f"{j_med * 1e3:7.1f} ms | ratio min {j_min / p_min:.3f} median "
+                  f"{j_med / p_med:.3f} ({same})")
+
+
+# -- first calls ---------------------------------------------------------------------------------
+
+def child_first(kernel: str, mode: str, quick: bool) -> None:
+    from harness import kernel as kernels
+    k = kernels.load(kernel, f"_{mode}")
+    scale = k.scales(quick)[0]
+    args = k.setup(scale)
+    module = k.module
+    if mode != "cpython":
+        import tierjit
+        decorate = tierjit.jit if mode == "auto" else tierjit.jit(tier=mode)
+    start = time.perf_counter()
+    if mode != "cpython":
+        for name in module.JIT:
+            setattr(module, name, decorate(getattr(module, name)))
+    fn = getattr(module, module.ENTRY)
+    fn(*args)
+    seconds = time.perf_counter() - start
+    rec: dict[str, Any] = {"kernel": kernel, "mode": mode, "scale": scale, "seconds": seconds}
+    if mode != "cpython":
+        import tierjit
+        s = tierjit.stats()
+        rec["events"] = [f"{e['kind']} {e['function']}{e['types']} {e['tier']} "
+                         f"{e['seconds'] * 1e3:.1f}ms [{e['thread']}]" for e in s["events"]
+                         if e["kind"] in ("compile", "tier-up", "give-up")]
+        rec["max_pause"] = s["pauses"]["max_seconds"]
+    emit(rec)
+
+
+def part_first(names: list[str], quick: bool) -> None:
+    print(f"first calls ({'quick' if quick else 'bench'} scale; fresh process, imports and "
+          "setup excluded; decorate + first call)")
+    print(f"  {'kernel':<14} {'scale':>11} {'CPython':>10} {'auto':>10} {'opt':>10}  "
+          "auto/CPython  opt/CPython")
+    for name in names:
+        recs = {mode: run_child(["_first", name, mode] + (["--quick"] if quick else []))
+                for mode in ("cpython", "auto", "opt")}
+        cells = []
+        for mode in ("cpython", "auto", "opt"):
+            r = recs[mode]
+            cells.append(f"{r['seconds']:9.3f}s" if "seconds" in r else f"{'error':>10}")
+        base = recs["cpython"].get("seconds")
+        ratios = [f"{recs[m]['seconds'] / base:12.2f}" if base and "seconds" in recs[m]
+                  else f"{'-':>12}" for m in ("auto", "opt")]
+        scale = recs["cpython"].get("scale", "?")
+        print(f"  {name:<14} {scale:>11,} {' '.join(cells)}  {' '.join(ratios)}", flush=True)
+        for mode in ("auto", "opt"):
+            if "error" in recs[mode]:
+                print(f"      {mode}: {recs[mode]['error']}")
+        auto_events = recs["auto"].get("events", [])
+        if auto_events:
+            print(f"      auto: {'; '.join(auto_events[:4])}"
+                  + (" ..." if len(auto_events) > 4 else ""))
+
+
+# -- main-thread pauses --------------------------------------------------------------------------
+
+def heartbeat(seconds: float, until_idle: bool = False) -> tuple[float, int]:
+    """Ticks of ~20 us of pure Python; returns the longest time between two tick ends."""
+    from tierjit.runtime import compiler
+    worst, ticks = 0.0, 0
+    last = time.perf_counter()
+    deadline = last + seconds
+    while True:
+        x = 0
+        for i in range(200):
+            x += i * i
+        now = time.perf_counter()
+        worst = max(worst, now - last)
+        last = now
+        ticks += 1
+        if now > deadline and (not until_idle or compiler.get_compiler().pending() == 0):
+            break
+    return worst, ticks
+
+
+def child_pause(names: list[str]) -> None:
+    import gc
+
+    import tierjit
+    from harness import kernel as kernels
+    from tierjit.runtime import compiler
+    gc.disable()
+    entries = []
+    for name in names:
+        k = kernels.load(name, "_pause")
+        module = k.module
+        for fn_name in module.JIT:
+            setattr(module, fn_name, tierjit.jit(getattr(module, fn_name)))
+        scale = max(2, k.quick_scale // 100) if name != "fib" else 12
+        entries.append((getattr(module, module.ENTRY), k.setup(scale)))
+    base_gap, _ = heartbeat(1.0)
+    start = time.perf_counter()
+    worst_call = 0.0
+    with tierjit.config.override(hot_calls=2):
+        for fn, args in entries:                # three calls each: the third queues a compile
+            for _ in range(3):
+                t = time.perf_counter()
+                fn(*args)
+                worst_call = max(worst_call, time.perf_counter() - t)
+    queued = time.perf_counter() - start
+    gap, ticks = heartbeat(0.2, until_idle=True)
+    compiling = time.perf_counter() - start
+    s = tierjit.stats()
+    emit({"baseline_gap": base_gap, "gap": gap, "ticks": ticks, "compiling_s": compiling,
+          "queue_s": queued, "worst_call": worst_call,
+          "compiles": sum(1 for e in s["events"] if e["kind"] == "compile"),
+          "compile_s": sum(e["seconds"] for e in s["events"] if e["kind"] == "compile"),
+          "max_pause": s["pauses"]["max_seconds"], "pending": compiler.get_compiler().pending()})
+
+
+def part_pause(names: list[str], runs: int) -> None:
+    print("pause: all kernels made hot at once (small scale), compiled on the compiler thread "
+          "while the main thread ticks")
+    for i in range(runs):
+        r = run_child(["_pause", ",".join(names)])
+        if "error" in r:
+            print(f"  run {i}: error: {r['error']}")
+            continue
+        print(f"  run {i}: {r['compiles']} compiles, {r['compile_s'] * 1e3:.0f} ms of compile "
+              f"work, done {r['compiling_s'] * 1e3:.0f} ms after the first hot call | longest "
+              f"gap between heartbeat ticks {r['gap'] * 1e3:.2f} ms (no JIT activity: "
+              f"{r['baseline_gap'] * 1e3:.2f} ms) | JIT work on the main thread, longest "
+              f"{r['max_pause'] * 1e3:.2f} ms", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "_first":
+        child_first(argv[1], argv[2], "--quick" in argv)
+        return 0
+    if argv and argv[0] == "_pause":
+        child_pause(argv[1].split(","))
+        return 0
+    parser = argparse.ArgumentParser(description=textwrap.dedent(__doc__).split("\n\n")[0])
+    parser.add_argument("--parts", default="fifty,first,pause")
+    parser.add_argument("--runs", type=int, default=15, help="processes per fifty variant")
+    parser.add_argument("--kernels", default=",".join(KERNELS))
+    parser.add_argument("--quick", action="store_true", help="first calls at quick scale")
+    opts = parser.parse_args(argv)
+    parts = opts.parts.split(",")
+    names = [n for n in opts.kernels.split(",") if n]
+    if "fifty" in parts:
+        part_fifty(opts.runs)
+    if "first" in parts:
+        part_first(names, opts.quick)
+    if "pause" in parts:
+        part_pause(names, 3)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
