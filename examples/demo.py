@@ -1,4 +1,5 @@
-"""tierjit in four short acts: speed, exact big ints, exact exceptions, honest fallback.
+"""tierjit in six short acts: speed, exact big ints, exact exceptions, adaptive tiering,
+variants, honest fallback.
 
 Run with `make demo` (or `.venv/bin/python examples/demo.py`). Takes a few seconds.
 """
@@ -36,14 +37,30 @@ def factorial(n):
     return r
 
 
-@tierjit.jit
+@tierjit.jit(tier="opt")          # native from the first call (the default waits until hot)
 def root(x):
     return math.sqrt(x)
 
 
-@tierjit.jit
+@tierjit.jit(tier="opt")
 def element(a, i):
     return a[i]
+
+
+@tierjit.jit
+def horner(c, x):
+    """c[0] + c[1]*x + c[2]*x**2 + ..., by Horner's rule."""
+    s = 0.0
+    for i in range(len(c) - 1, -1, -1):
+        s = s * x + c[i]
+    return s
+
+
+def calc(x):
+    return (x + myplus) * mymul     # noqa: F821 - myplus, mymul: the template's params
+
+
+CALC_SOURCE = "def calc(x):\n    return (x + {myplus!r}) * {mymul!r}\n"
 
 
 @tierjit.jit
@@ -65,22 +82,37 @@ def heading(text):
     print(f"\n== {text}")
 
 
+def indented(text):
+    print("   " + text.replace("\n", "\n   "))
+
+
+def compile_event(name):
+    """The latest event of a native compile of `name` (from tierjit.stats())."""
+    found = [e for e in tierjit.stats()["events"]
+             if e["kind"] == "compile" and e["function"] == name and e["tier"] == "opt"]
+    return found[-1] if found else None
+
+
 def speed():
     heading(f"(a) speed: closest(v, q) over {N:,} float64 values")
     v = np.random.default_rng(2024).random(N) * 1000.0
     q = 123.456789
     t = time.perf_counter()
-    closest(v, q)                                   # first call: compile, then run
+    closest(v, q)                   # runs as CPython; it takes > 5 ms, so closest is now hot
     first = time.perf_counter() - t
     t_py, r_py = best_time(closest.py_func, (v, q), repeat=2)    # the undecorated function
     t_jit, r_jit = best_time(closest, (v, q), repeat=5)
     same = r_py == r_jit and [type(x) for x in r_py] == [type(x) for x in r_jit]
     print(f"   CPython            {t_py * 1e3:9.1f} ms   -> {r_py}")
     print(f"   tierjit (steady)   {t_jit * 1e3:9.1f} ms   -> {r_jit}")
-    print(f"   speed-up           {t_py / t_jit:9.1f} x    (first call incl. compile: "
-          f"{first * 1e3:.0f} ms)")
+    print(f"   speed-up           {t_py / t_jit:9.1f} x")
+    ev = compile_event("closest")
+    built = f"compiled on the {ev['thread']} thread in {ev['seconds'] * 1e3:.0f} ms" \
+        if ev else "still compiling"
+    print(f"   first call: {first * 1e3:.0f} ms as CPython; that made closest hot, and it was "
+          f"{built} while the program ran on")
     print(f"   identical results (values and types): {same}")
-    print("   " + tierjit.explain(closest).replace("\n", "\n   "))
+    indented(tierjit.explain(closest))
 
 
 def big_ints():
@@ -90,9 +122,9 @@ def big_ints():
     print(f"   factorial(25) = {big}")
     print(f"   == math.factorial(25): {big == math.factorial(25)};  "
           f"> 2**63 - 1: {big > 2**63 - 1}")
-    print("   the overflow guard on `r *= i` failed, and tier 0 finished the call with "
+    print("   the overflow guard on `r *= i` failed, and tier 0 redid the loop with "
           "Python ints")
-    print("   " + tierjit.explain(factorial).replace("\n", "\n   "))
+    indented(tierjit.explain(factorial))
 
 
 def outcome(f, *args):
@@ -111,13 +143,70 @@ def exceptions():
         jit, ref = outcome(f, *args), outcome(f.py_func, *args)
         print(f"   {name:<14} tierjit: {jit}")
         print(f"   {'':<14} CPython: {ref}   same: {jit == ref}")
-    print("   " + tierjit.explain(root).replace("\n", "\n   "))
-    print("   " + tierjit.explain(element).replace("\n", "\n   "))
+    indented(tierjit.explain(root))
+    indented(tierjit.explain(element))
+
+
+def adaptive():
+    heading("(d) adaptive tiering: horner(c, 0.999) runs as CPython until hot, then native")
+    c = np.random.default_rng(7).random(100_000)
+    held = horner                   # the object every caller holds
+    calls, start = [], time.perf_counter()
+    while len(calls) < 400 and time.perf_counter() - start < 15.0:
+        was = type(horner).__name__
+        t = time.perf_counter()
+        r = horner(c, 0.999)
+        calls.append((time.perf_counter() - t, was))
+        if was != "Shim" and len(calls) >= 2 and calls[-2][1] != "Shim":
+            break                   # two calls after the switch are enough
+    cold = [dt for dt, was in calls if was == "Shim"]
+    print(f"   calls 1-{len(cold)}: {min(cold) * 1e3:.1f} to {max(cold) * 1e3:.1f} ms each, "
+          f"as CPython (the first took > 5 ms: hot, queued for the compiler thread)")
+    if len(cold) < len(calls):
+        hot = [dt for dt, was in calls if was != "Shim"]
+        print(f"   calls {len(cold) + 1}-{len(calls)}: {min(hot) * 1e3:.2f} ms each, native "
+              f"code; the same object: {held is horner}, now a "
+              f"{type(horner).__module__}.{type(horner).__qualname__}")
+    ev = compile_event("horner")
+    if ev:
+        d = ev["detail"]
+        print(f"   compiled on thread {ev['thread']!r} in {ev['seconds'] * 1e3:.0f} ms "
+              f"(front end {d['front_ms']:.0f} ms, LLVM {d['llvm_ms']:.0f} ms)")
+    print(f"   result {r!r} == CPython's: {r == horner.py_func(c, 0.999)}")
+    indented(tierjit.explain(horner))
+
+
+def variants():
+    heading("(e) variants: one template, 3,000 bound constants, nothing compiled per variant")
+    grid = [(p, m) for p in np.linspace(-100, 100, 100).tolist()
+            for m in np.linspace(-5, 5, 30).tolist()]
+    t = time.perf_counter()
+    best_exec = -math.inf
+    for p, m in grid:               # the usual way: a new function per variant
+        ns = {}
+        exec(CALC_SOURCE.format(myplus=p, mymul=m), ns)  # noqa: S102
+        best_exec = max(best_exec, ns["calc"](-10.0))
+    t_exec = time.perf_counter() - t
+    t = time.perf_counter()
+    template = tierjit.template(calc, params=("myplus", "mymul"))
+    variants = template.bind_many(grid)     # functools.partial objects: a bind is ~1 us
+    best_bind = max(f(-10.0) for f in variants)
+    t_bind = time.perf_counter() - t
+    t_first, _ = best_time(tierjit.evaluate, (variants, np.array([-10.0]), "max"), 1)
+    t_eval, r = best_time(tierjit.evaluate, (variants, np.array([-10.0]), "max"), 3)
+    best_eval = r.max()
+    print(f"   exec of a source per variant, call each   {t_exec * 1e3:7.1f} ms   best "
+          f"{best_exec}")
+    print(f"   tierjit.template, bind_many, call each    {t_bind * 1e3:7.1f} ms   best "
+          f"{best_bind}")
+    print(f"   tierjit.evaluate(variants, X, 'max')      {t_eval * 1e3:7.1f} ms   best "
+          f"{best_eval}   (its first call: {t_first * 1e3:.0f} ms, compiling the evaluator)")
+    print(f"   same best: {best_exec == best_bind == best_eval};  {template}")
 
 
 def fallback():
-    heading("(d) code outside the subset runs as plain CPython, and explain() says why")
-    print("   " + tierjit.explain(shout).replace("\n", "\n   "))
+    heading("(f) code outside the subset runs as plain CPython, and explain() says why")
+    indented(tierjit.explain(shout))
 
 
 def main():
@@ -125,6 +214,8 @@ def main():
     speed()
     big_ints()
     exceptions()
+    adaptive()
+    variants()
     fallback()
     print(f"\ndemo finished in {time.perf_counter() - t:.1f} s")
 

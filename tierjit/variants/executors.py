@@ -159,8 +159,11 @@ def evaluate_on(executor: Any, programs: Any, X: np.ndarray, reduce: str | None,
     if _is_dask_client(executor):
         workers = max(1, sum(executor.nthreads().values()))
         tasks = split(p, workers * TASKS_PER_WORKER)
-        Xf = executor.scatter(X, broadcast=True)
-        yf = executor.scatter(y, broadcast=True) if y is not None else None
+        # hash=False: a fresh key per call. With the default content hash, scattering the
+        # same X again can race with the release of the previous call's copy, and the
+        # scheduler then cancels the new tasks for "lost dependencies".
+        Xf = executor.scatter(X, broadcast=True, hash=False)
+        yf = executor.scatter(y, broadcast=True, hash=False) if y is not None else None
         futures = [executor.submit(run_task, t, Xf, reduce, yf, pure=False) for t in tasks]
         results = executor.gather(futures)
     elif hasattr(executor, "submit"):

@@ -183,8 +183,8 @@ class ArrayOps:
         which case tier 0 repeats the call and raises the same error)."""
         if not isinstance(rt, ArrayT):
             return None
-        from .codegen import _python_function
-        fn = _python_function(ins)
+        from .calls import python_function
+        fn = python_function(ins)
         self.keepalive.append(fn)
         boxed = [self.box(x, t) for x, t in zip(a, ts)]
         obj = self.call_object(id(fn), boxed, steal=True)

@@ -23,8 +23,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
-import math
-import operator
 import threading
 from dataclasses import dataclass, field
 
@@ -34,15 +32,17 @@ from ...ir.verifier import dominators, reverse_postorder
 from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import BINARY_OPS, COMPARE_OPS, Op
 from ...passes.ranges import I64, arith, within_i64
-from ...types.lattice import BOOL, INT, ArrayT, Scalar, TupleT, Type, UnionT, members
+from ...types.lattice import BOOL, INT, Scalar, TupleT, Type, UnionT, members
 from .arrays import ArrayOps
+from .calls import CallOps
+from .deopt import DeoptOps, ImpureLoop
 from .boxing import Boxing
 from .helpers import HELPERS, NEEDS
 from .lltypes import kind, ll, union_members
 from .mathfns import MathOps
 from .scalar import ScalarOps, fconst
+from .unions import UnionOps
 
-POLL_PERIOD = 1024          # loop back edges between two checks for pending signals
 _counter = itertools.count()
 _counter_lock = threading.Lock()
 
@@ -91,7 +91,7 @@ class _Module:
         return "\n".join(parts) + "\n"
 
 
-class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
+class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, MathOps):
     """Generates the core function of one specialisation."""
 
     def __init__(self, mod: _Module, dispatcher, spec, name: str,
@@ -170,132 +170,9 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         return name
 
     # -- guards and deoptimisation ----------------------------------------------------------
-    def deopt_if(self, cond: str, defer: bool = True) -> None:
-        """Deoptimise to the current frame state when cond holds. A deferred guard (one
-        that protects nothing that could trap: overflow, NaN, range) is or-ed into one
-        pending condition, tested by `flush` before anything that must not run after it:
-        a trapping operation, a side effect, a terminator."""
-        if self.cur_fs is None:
-            raise AssertionError("guard outside an instruction")
-        if defer and self.cur_region is not None:
-            flag, _ = self.region_slots[self.cur_region]
-            old = self.emit(f"load i1, ptr {flag}")
-            self.emit_void(f"store i1 {self.emit(f'or i1 {old}, {cond}')}, ptr {flag}")
-            return
-        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
-            self.flush()
-        if defer:
-            self.pending_fs = self.cur_fs
-            self.pending = cond if self.pending is None else \
-                self.emit(f"or i1 {self.pending}, {cond}")
-            self.pending_fs = self.cur_fs
-            return
-        self.flush()
-        self.branch_to_deopt(cond)
-
-    def defer_non_finite(self, x: str, ll_type: str) -> None:
-        """Deoptimise (deferred) if x is inf or NaN: x - x is 0.0 for finite x and NaN
-        otherwise; the differences are summed and the sum is tested once, at the flush."""
-        d = self.emit(f"fsub {ll_type} {x}, {x}")
-        if ll_type == "float":
-            d = self.emit(f"fpext float {d} to double")
-        if self.cur_region is not None:
-            _, nan = self.region_slots[self.cur_region]
-            old = self.emit(f"load double, ptr {nan}")
-            self.emit_void(f"store double {self.emit(f'fadd double {old}, {d}')}, ptr {nan}")
-            return
-        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
-            self.flush()
-        self.pending_nan = d if self.pending_nan is None else \
-            self.emit(f"fadd double {self.pending_nan}, {d}")
-        self.pending_fs = self.cur_fs
-
-    def flush(self) -> None:
-        """Test the pending guards: deoptimise to their frame state if any failed.
-        (In a pure loop, guards wait for the loop's exit: see flush_region.)"""
-        if self.cur_region is not None:
-            return
-        if self.pending_nan is not None:
-            nan = self.emit(f"fcmp uno double {self.pending_nan}, 0.0")
-            self.pending_nan = None
-            self.pending = nan if self.pending is None else \
-                self.emit(f"or i1 {self.pending}, {nan}")
-        if self.pending is not None:
-            cond, self.pending = self.pending, None
-            self.cur_fs, saved = self.pending_fs, self.cur_fs
-            self.pending_fs = None
-            self.branch_to_deopt(cond)
-            self.cur_fs = saved
-
-    def flush_region(self, h: Block) -> None:
-        """Leaving the pure loop of h: deoptimise to its entry if any of its guards failed."""
-        flag, nan = self.region_slots[h]
-        f = self.emit(f"load i1, ptr {flag}")
-        n = self.emit(f"fcmp uno double {self.emit(f'load double, ptr {nan}')}, 0.0")
-        self.cur_fs, saved = self.region_fs[h], self.cur_fs
-        self.branch_to_deopt(self.emit(f"or i1 {f}, {n}"))
-        self.cur_fs = saved
-
-    def branch_to_deopt(self, cond: str) -> None:
-        ok = self.new_label("ok")
-        target = f"deopt{self.cur_fs}"
-        self.deopt_sites.setdefault(self.cur_fs, [])
-        self.emit_void(f"br i1 {cond}, label %{target}, label %{ok}")
-        self.deopt_sites[self.cur_fs].append((self.cur_label, None))
-        self.start(ok)
-
-    def deopt_unless(self, cond: str, defer: bool = True) -> None:
-        self.deopt_if(self.emit(f"xor i1 {cond}, true"), defer)
-
-    def deopt_with_object(self, fs: int, obj: str) -> None:
-        """Jump to the deopt block of frame state fs, the object standing for the value the
-        current instruction produced (a call whose result native code cannot take)."""
-        self.deopt_sites.setdefault(fs, []).append((self.cur_label, obj))
-        self.emit_void(f"br label %objdeopt{fs}")
-
     def release_owned(self) -> None:
         self.lines.append("  ;RELEASE")
 
-    def emit_deopt_blocks(self) -> None:
-        for fs, sites in self.deopt_sites.items():
-            state = self.fs.states[fs]
-            plain = [s for s in sites if s[1] is None]
-            with_obj = [s for s in sites if s[1] is not None]
-            if plain:
-                self.start(f"deopt{fs}")
-                self.deopt_body(fs, state, None)
-            if with_obj:
-                self.start(f"objdeopt{fs}")
-                obj = self.emit("phi ptr " + ", ".join(f"[{o}, %{lab}]" for lab, o in with_obj))
-                self.deopt_body(fs, state, obj)
-
-    def deopt_body(self, fs: int, state, obj: str | None) -> None:
-        produced = self.fn.blocks[state.block].instrs[state.index - 1].result \
-            if obj is not None else None
-        boxed = []
-        self.declare("declare ptr @PyLong_FromLongLong(i64)")
-        boxed.append(self.emit(f"call ptr @PyLong_FromLongLong(i64 {fs})"))
-        subst = self.fs_subst.get(fs, {})
-        for v in state.live:
-            if v is produced:
-                boxed.append(obj)
-            elif v in subst:                  # a pure loop's parameter: its entry value
-                boxed.append(self.box(self.vals[subst[v]], subst[v].type))
-            else:
-                boxed.append(self.box(self.vals[v], v.type))
-        self.max_argv = max(self.max_argv, len(boxed))
-        res = self.call_object(id(self.resume_obj), boxed, steal=True)
-        self.release_owned()
-        fail = self.emit(f"icmp eq ptr {res}, null")
-        err, ok = self.new_label("deopterr"), self.new_label("deoptok")
-        self.emit_void(f"br i1 {fail}, label %{err}, label %{ok}")
-        self.start(err)
-        self.ret_status(1)
-        self.start(ok)
-        self.emit_void(f"store ptr {res}, ptr %objout")
-        self.ret_status(2)
-
-    # -- values and edges -----------------------------------------------------------------
     def coerce(self, v: str, src: Type, dst: Type) -> str:
         """A value of type src as the representation of the (wider) type dst."""
         if src == dst or ll(src) == ll(dst) and not isinstance(dst, UnionT):
@@ -337,46 +214,6 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
             self.note_region_entry(into, args)
         self.incoming[target].append((self.cur_label, vals))
         self.emit_void(f"br label %b{target.id}")
-
-    def poll_signals(self) -> None:
-        """Every POLL_PERIOD back edges, let CPython run pending signal handlers, so Ctrl-C
-        interrupts a long native loop with KeyboardInterrupt (status 1: exception set)."""
-        self.declare("declare i32 @PyErr_CheckSignals()")
-        c = self.emit(f"load i32, ptr {self.poll_count}")
-        c1 = self.emit(f"add i32 {c}, 1")
-        self.emit_void(f"store i32 {c1}, ptr {self.poll_count}")
-        due = self.emit(f"icmp eq i32 {self.emit(f'and i32 {c1}, {POLL_PERIOD - 1}')}, 0")
-        check, cont = self.new_label("poll"), self.new_label("polled")
-        self.emit_void(f"br i1 {due}, label %{check}, label %{cont}, !prof !{{!\"branch_weights\", i32 1, i32 {POLL_PERIOD}}}")
-        self.start(check)
-        raised = self.emit("call i32 @PyErr_CheckSignals()")
-        self.propagate_error_if(self.emit(f"icmp ne i32 {raised}, 0"))
-        self.emit_void(f"br label %{cont}")
-        self.start(cont)
-
-    def find_pure_loops(self) -> None:
-        """Loops without stores, calls, raises or returns become deopt regions: their guards
-        deoptimise to the loop's entry, where tier 0 recomputes the whole loop."""
-        from ...ir.loops import natural_loops
-        impure = {Op.SETITEM, Op.CALL_JIT, Op.CALL_NUMPY, Op.RAISE, Op.RETURN}
-        loops = natural_loops(self.fn)
-        for h, body in sorted(loops.items(), key=lambda kv: -len(kv[1])):
-            if h in self.impure_loops or any(b in self.region_of for b in body):
-                continue
-            entries = [e for b in self.fn.blocks if b not in body
-                       for e in b.terminator.targets if e.block is h]
-            if len(entries) != 1 or any(i.op in impure for b in body for i in b.instrs):
-                continue
-            for b in body:
-                self.region_of[b] = h
-            self.region_slots[h] = (self.alloca("i1"), self.alloca("double"))
-            fs = self.fs.at(h, 0)
-            self.region_fs[h] = fs
-            self.fs_subst[fs] = {}
-
-    def note_region_entry(self, h: Block, args: list[Value]) -> None:
-        """The region's frame state resumes h with the values its parameters enter with."""
-        self.fs_subst[self.region_fs[h]] = dict(zip(h.params, args))
 
     # -- the core function ----------------------------------------------------------------
     def generate(self) -> str:
@@ -667,329 +504,9 @@ class FunctionCodegen(ScalarOps, Boxing, ArrayOps, MathOps):
         return None
 
     # -- calls into Python ------------------------------------------------------------------
-    def pycall(self, b: Block, i: int, ins: Instr, a: list[str], ts: list[Type],
-               rt: Type) -> str:
-        """Call the Python function the op stands for; exact by construction."""
-        fn = _python_function(ins)
-        if fn is None:
-            raise Unsupported(f"operation {ins.op.value} on {', '.join(map(str, ts))} in "
-                              "native code", ins.line)
-        self.keepalive.append(fn)
-        if self.cur_region is not None:
-            raise _ImpureLoop(self.cur_region)   # tier 0 would run this call twice
-        self.ended_region = True      # Python code may warn: never run it twice
-        self.flush()
-        boxed = [self.box(x, t) for x, t in zip(a, ts)]
-        self.max_argv = max(self.max_argv, len(boxed))
-        res = self.call_object(id(fn), boxed, steal=True)
-        return self.take_result(b, i, res, rt, raised_deopts=True)
-
-    def take_result(self, b: Block, i: int, obj: str, rt: Type, raised_deopts: bool) -> str:
-        """Unbox a call's new-reference result; NULL deopts before the call (re-running a
-        pure function in tier 0 raises the same error) or propagates the exception."""
-        isnull = self.emit(f"icmp eq ptr {obj}, null")
-        if raised_deopts:
-            self.declare("declare void @PyErr_Clear()")
-            err, ok = self.new_label("pyerr"), self.new_label("pyok")
-            self.emit_void(f"br i1 {isnull}, label %{err}, label %{ok}")
-            self.start(err)
-            self.emit_void("call void @PyErr_Clear()")
-            self.deopt_if("true", defer=False)
-            self.emit_void("unreachable")
-            self.start(ok)
-        else:
-            self.propagate_error_if(isnull)
-        if rt is None:
-            self.decref(obj)
-            return "0"
-        fail = self.new_label("unboxfail")
-        ok_label = self.new_label("unboxed")
-        v = self.unbox_value(obj, rt, fail)
-        if isinstance(rt, ArrayT) or _has_arrays(rt):
-            self.own(obj)
-            if self.writes_arrays:
-                self.require_writeable(v, rt)
-        else:
-            self.decref(obj)
-        self.emit_void(f"br label %{ok_label}")
-        self.start(fail)
-        after = self.fs.at(b, i + 1)
-        self.deopt_with_object(after, obj)
-        self.start(ok_label)
-        return v
-
-    def unbox_value(self, obj: str, t: Type, fail: str) -> str:
-        if isinstance(t, UnionT):
-            # try each member in turn
-            ms = union_members(t)
-            done = self.new_label("uu")
-            incoming = []
-            for idx, m in enumerate(ms):
-                nxt = self.new_label("um")
-                v = self.unbox(obj, m, nxt)
-                s = self.emit(f"insertvalue {ll(t)} undef, {ll(m)} {v}, 0")
-                s = self.emit(f"insertvalue {ll(t)} {s}, i8 {idx}, 1")
-                incoming.append((s, self.cur_label))
-                self.emit_void(f"br label %{done}")
-                self.start(nxt)
-            self.emit_void(f"br label %{fail}")
-            self.start(done)
-            return self.emit(f"phi {ll(t)} " + ", ".join(f"[{s}, %{lab}]" for s, lab in incoming))
-        return self.unbox(obj, t, fail)
-
-    def propagate_error_if(self, cond: str) -> None:
-        err, ok = self.new_label("err"), self.new_label("noerr")
-        self.emit_void(f"br i1 {cond}, label %{err}, label %{ok}")
-        self.start(err)
-        self.release_owned()
-        self.ret_status(1)
-        self.start(ok)
-
-    def own(self, obj: str) -> None:
-        """Keep obj (a new reference) alive until this call returns."""
-        self.uses_owned = True
-        self.mod.helpers.add("own")
-        self.declare("declare ptr @PyList_New(i64)")
-        self.declare("declare i32 @PyList_Append(ptr, ptr)")
-        self.declare("declare void @Py_DecRef(ptr)")
-        self.emit_void(f"call void @tj_own(ptr {self.owned}, ptr {obj})")
-
-    def own_result_arrays(self, v: str, t: Type) -> None:
-        """Arrays in a returned value become new references owned by the caller."""
-        if isinstance(t, ArrayT):
-            self.incref(self.emit(f"extractvalue {ll(t)} {v}, 3"))
-        elif isinstance(t, TupleT):
-            for i, it in enumerate(t.items):
-                if _has_arrays(it):
-                    self.own_result_arrays(self.emit(f"extractvalue {ll(t)} {v}, {i}"), it)
-
-    # -- calls between jitted functions -----------------------------------------------------
-    def call_jit(self, ins: Instr, a: list[str], ts: list[Type], rt: Type) -> str | None:
-        callee = ins.attr
-        key = tuple(ts)
-        if callee is self.dispatcher and key == self.spec.arg_types:
-            fp = f"@{self.name}_core"
-        else:
-            spec = callee.specs.get(key)
-            if spec is None or (spec.native is None and spec.core_cell is None):
-                spec = callee.specialise(key)        # compiles the callee now
-            if spec.gave_up is not None:
-                return None             # its native code keeps deoptimising: call its entry
-            if spec.native is not None:
-                if spec.typed.return_type != rt:
-                    return None
-                return self.call_core("@" + self.embed(spec.native), a, ts, rt)
-            cell = spec.core_cell
-            if cell is None or spec.reason is not None and spec.native is None:
-                return None
-            if spec.typed.return_type != rt:
-                return None
-            fp = self.emit(f"load ptr, ptr {self.addr(ctypes.addressof(cell))}")
-            self.keepalive.append(cell)
-            # a mutually recursive callee whose own compile failed leaves its cell empty
-            self.deopt_if(self.emit(f"icmp eq ptr {fp}, null"), defer=False)
-        return self.call_core(fp, a, ts, rt)
-
-    def call_core(self, fp: str, a: list[str], ts: list[Type], rt: Type) -> str:
-        """Call a native core and take its three kinds of return (see the module doc)."""
-        objout = self.alloca("ptr")
-        args = [f"{ll(t)} {x}" for x, t in zip(a, ts)]
-        pair_t = f"{{i32, {ll(rt)}}}"
-        pair = self.emit(f"call {pair_t} {fp}({', '.join(args + [f'ptr {objout}'])})")
-        st = self.emit(f"extractvalue {pair_t} {pair}, 0")
-        ok, other = self.new_label("callok"), self.new_label("callnok")
-        is0 = self.emit(f"icmp eq i32 {st}, 0")
-        self.emit_void(f"br i1 {is0}, label %{ok}, label %{other}")
-        self.start(other)
-        self.propagate_error_if(self.emit(f"icmp eq i32 {st}, 1"))
-        obj = self.emit(f"load ptr, ptr {objout}")
-        b, i = self.cur_block_index
-        v2 = self.take_result(b, i, obj, rt, raised_deopts=False)
-        l2 = self.cur_label
-        join = self.new_label("calljoin")
-        self.emit_void(f"br label %{join}")
-        self.start(ok)
-        v1 = self.emit(f"extractvalue {pair_t} {pair}, 1")
-        if _has_arrays(rt):
-            self.own_arrays_in(v1, rt)
-            if self.writes_arrays:
-                self.require_writeable(v1, rt)
-        l1 = self.cur_label
-        self.emit_void(f"br label %{join}")
-        self.start(join)
-        return self.emit(f"phi {ll(rt)} [{v1}, %{l1}], [{v2}, %{l2}]")
-
-    def embed(self, native: NativeCode) -> str:
-        """Copy a compiled callee's core (and what it embedded) into this module as
-        internal functions, so LLVM can inline it; returns the core's name here."""
-        name = self.mod.embedded.get(id(native))
-        if name is not None:
-            return name
-        renames = {old: f"{old.split('__')[0]}__e{next(_counter)}" for old in native.functions}
-        for text in native.functions.values():
-            for old, new in renames.items():
-                text = text.replace(f"@{old}(", f"@{new}(")
-            if not text.startswith("define internal "):
-                text = text.replace("define ", "define internal ", 1)
-            self.mod.functions.append(text)
-        self.mod.decls |= native.decls
-        self.mod.helpers |= native.helpers
-        self.keepalive.append(native)
-        name = self.mod.embedded[id(native)] = renames[native.core_name]
-        return name
-
-    def own_arrays_in(self, v: str, t: Type) -> None:
-        if isinstance(t, ArrayT):
-            self.own(self.emit(f"extractvalue {ll(t)} {v}, 3"))
-        elif isinstance(t, TupleT):
-            for i, it in enumerate(t.items):
-                if _has_arrays(it):
-                    self.own_arrays_in(self.emit(f"extractvalue {ll(t)} {v}, {i}"), it)
-
-    # -- unions of one representation -------------------------------------------------------
-    def union_op(self, ins: Instr, a: list[str], ts: list[Type],
-                 rt: Type | None) -> tuple[bool, str | None]:
-        """An op on flavours of one representation (float | numpy.float64): generate the op
-        for every combination of members, and when the native code is the same for all of
-        them, emit it once and compute the result's member from the operands' members.
-        Returns (done, result)."""
-        combos = list(itertools.product(*(union_members(t) if isinstance(t, UnionT) else [t]
-                                          for t in ts)))
-        if len(combos) > 16:
-            return False, None
-        payloads, tags = [], []
-        for x, t in zip(a, ts):
-            if isinstance(t, UnionT):
-                payloads.append(self.emit(f"extractvalue {ll(t)} {x}, 0"))
-                tags.append(self.emit(f"extractvalue {ll(t)} {x}, 1"))
-            else:
-                payloads.append(x)
-                tags.append(None)
-        self.flush()
-        for strict in (False, True):
-            self.strict_floats = strict
-            try:
-                done, r, results = self._union_try(ins, payloads, combos)
-            finally:
-                self.strict_floats = False
-            if done:
-                break
-        else:
-            return False, None
-        self.strict_floats = strict
-        r = self.lower_one(ins, payloads, list(combos[0]), results[0])
-        self.strict_floats = False
-        if not isinstance(rt, UnionT):
-            return True, r
-        rms = union_members(rt)
-        tag = "0"
-        for combo, crt in zip(combos, results):
-            match = "true"
-            for tg, t, m in zip(tags, ts, combo):
-                if tg is not None:
-                    eq = self.emit(f"icmp eq i8 {tg}, {union_members(t).index(m)}")
-                    match = self.emit(f"and i1 {match}, {eq}")
-            tag = self.emit(f"select i1 {match}, i8 {rms.index(crt)}, i8 {tag}")
-        s = self.emit(f"insertvalue {ll(rt)} undef, {ll(results[0])} {r}, 0")
-        return True, self.emit(f"insertvalue {ll(rt)} {s}, i8 {tag}, 1")
-
-    def _union_try(self, ins: Instr, payloads: list[str], combos: list) -> tuple:
-        """Dry-run the op for every member combination; (same code for all?, _, types)."""
-        from ...types.rules import result_type
-        texts, results = set(), []
-        saved = (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-                 self.pending, self.pending_nan, self.pending_fs)
-        try:
-            for combo in combos:
-                crt = result_type(ins.op, list(combo), ins.attr, _no_callee)
-                if crt is not None and not isinstance(crt, Scalar):
-                    return False, None, None
-                self.lines, self.tmp, self.labels = [], itertools.count(), itertools.count()
-                self.deopt_sites = {k: list(v) for k, v in saved[4].items()}
-                self.pending, self.pending_nan, self.pending_fs = None, None, None
-                r = self.lower_one(ins, payloads, list(combo), crt)
-                if r is None:
-                    return False, None, None
-                texts.add(("\n".join(self.lines), r, crt and ll(crt)))
-                results.append(crt)
-        except Unsupported:
-            return False, None, None
-        finally:
-            (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-             self.pending, self.pending_nan, self.pending_fs) = saved
-        return len(texts) == 1, None, results
-
-
 def _nonneg(values: list[Value]) -> list[bool]:
     """Which indices are never negative (passes/ranges.py), so need no wrap-around."""
     return [v.range is not None and v.range[0] >= 0 for v in values]
-
-
-class _ImpureLoop(Exception):
-    """A loop taken for pure calls into Python: generate again without it as a region."""
-
-    def __init__(self, header: Block):
-        self.header = header
-
-
-def _no_callee(*_):
-    raise Unsupported("call in a union operation")
-
-
-def _has_arrays(t: Type | None) -> bool:
-    if isinstance(t, ArrayT):
-        return True
-    if isinstance(t, TupleT):
-        return any(_has_arrays(x) for x in t.items)
-    return False
-
-
-
-_PY_FUNCS = {
-    Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul,
-    Op.TRUEDIV: operator.truediv, Op.FLOORDIV: operator.floordiv, Op.MOD: operator.mod,
-    Op.POW: operator.pow, Op.LSHIFT: operator.lshift, Op.RSHIFT: operator.rshift,
-    Op.BITAND: operator.and_, Op.BITOR: operator.or_, Op.BITXOR: operator.xor,
-    Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge,
-    Op.EQ: operator.eq, Op.NE: operator.ne, Op.NEG: operator.neg, Op.POS: operator.pos,
-    Op.INVERT: operator.invert, Op.NOT: operator.not_, Op.TRUTH: bool,
-    Op.IS: operator.is_, Op.IS_NOT: operator.is_not, Op.LEN: len,
-}
-
-
-def _python_function(ins: Instr):
-    """The Python callable an instruction stands for (for ops without native lowering)."""
-    op = ins.op
-    if op in _PY_FUNCS:
-        return _PY_FUNCS[op]
-    if op is Op.CALL_BUILTIN:
-        import builtins
-        return getattr(builtins, ins.attr)
-    if op is Op.CALL_MATH:
-        return getattr(math, ins.attr)
-    if op is Op.CALL_JIT:
-        return ins.attr.entry
-    if op is Op.GETITEM:
-        return lambda a, *i: a[i[0] if len(i) == 1 else i]
-    if op is Op.GETATTR:
-        return operator.attrgetter(ins.attr)
-    if op is Op.CALL_NUMPY:
-        import numpy as np
-        name, dtype = ins.attr
-        f = getattr(np, name)
-        return f if dtype is None else functools.partial(f, dtype=dtype)
-    if op is Op.TUPLE_GET:
-        return operator.itemgetter(ins.attr[0])
-    if op is Op.MAKE_TUPLE:
-        return lambda *xs: xs
-    if op is Op.SETITEM:
-        return _setitem
-    return None
-
-
-def _setitem(a, *rest):
-    """a[i, ...] = v as an op: rest is the indices, then the value."""
-    a[rest[0] if len(rest) == 2 else rest[:-1]] = rest[-1]
 
 
 _SIDE_EFFECTS = frozenset({Op.SETITEM, Op.CALL_JIT})
@@ -1026,7 +543,7 @@ def compile_native(dispatcher, spec) -> NativeCode:
             try:
                 core = gen.generate()
                 break
-            except _ImpureLoop as e:
+            except ImpureLoop as e:
                 impure = impure | {e.header}
         if f"@{name}_core(" in core.split("\n", 1)[1]:
             core = _unroll_recursion(core, f"{name}_core")

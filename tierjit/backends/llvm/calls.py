@@ -1,0 +1,270 @@
+"""Calls from native code: into other jitted functions' native cores (inlined when they are
+compiled, through their dispatch cell otherwise) and into Python, for operations native code
+does not implement itself (mixed into FunctionCodegen).
+
+A core returns {status, value}: 0 a value, 1 a Python exception is set, 2 the exact result
+object after a deopt (in *objout). A Python call's result is unboxed to the expected type; a
+surprising result deoptimises just after the call, handing tier 0 the object itself.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import itertools
+import math
+import operator
+from typing import TYPE_CHECKING
+
+from ...errors import Unsupported
+from ...ir.nodes import Block, Instr
+from ...ir.ops import Op
+from ...types.lattice import ArrayT, TupleT, Type, UnionT
+from .deopt import ImpureLoop
+from .lltypes import ll, union_members
+
+if TYPE_CHECKING:
+    from .codegen import NativeCode
+
+_embed_ids = itertools.count()
+
+
+class CallOps:
+    """Mixed into FunctionCodegen."""
+
+    def pycall(self, b: Block, i: int, ins: Instr, a: list[str], ts: list[Type],
+               rt: Type) -> str:
+        """Call the Python function the op stands for; exact by construction."""
+        fn = python_function(ins)
+        if fn is None:
+            raise Unsupported(f"operation {ins.op.value} on {', '.join(map(str, ts))} in "
+                              "native code", ins.line)
+        self.keepalive.append(fn)
+        if self.cur_region is not None:
+            raise ImpureLoop(self.cur_region)   # tier 0 would run this call twice
+        self.ended_region = True      # Python code may warn: never run it twice
+        self.flush()
+        boxed = [self.box(x, t) for x, t in zip(a, ts)]
+        self.max_argv = max(self.max_argv, len(boxed))
+        res = self.call_object(id(fn), boxed, steal=True)
+        return self.take_result(b, i, res, rt, raised_deopts=True)
+
+    def take_result(self, b: Block, i: int, obj: str, rt: Type, raised_deopts: bool) -> str:
+        """Unbox a call's new-reference result; NULL deopts before the call (re-running a
+        pure function in tier 0 raises the same error) or propagates the exception."""
+        isnull = self.emit(f"icmp eq ptr {obj}, null")
+        if raised_deopts:
+            self.declare("declare void @PyErr_Clear()")
+            err, ok = self.new_label("pyerr"), self.new_label("pyok")
+            self.emit_void(f"br i1 {isnull}, label %{err}, label %{ok}")
+            self.start(err)
+            self.emit_void("call void @PyErr_Clear()")
+            self.deopt_if("true", defer=False)
+            self.emit_void("unreachable")
+            self.start(ok)
+        else:
+            self.propagate_error_if(isnull)
+        if rt is None:
+            self.decref(obj)
+            return "0"
+        fail = self.new_label("unboxfail")
+        ok_label = self.new_label("unboxed")
+        v = self.unbox_value(obj, rt, fail)
+        if isinstance(rt, ArrayT) or has_arrays(rt):
+            self.own(obj)
+            if self.writes_arrays:
+                self.require_writeable(v, rt)
+        else:
+            self.decref(obj)
+        self.emit_void(f"br label %{ok_label}")
+        self.start(fail)
+        after = self.fs.at(b, i + 1)
+        self.deopt_with_object(after, obj)
+        self.start(ok_label)
+        return v
+
+    def unbox_value(self, obj: str, t: Type, fail: str) -> str:
+        if isinstance(t, UnionT):
+            # try each member in turn
+            ms = union_members(t)
+            done = self.new_label("uu")
+            incoming = []
+            for idx, m in enumerate(ms):
+                nxt = self.new_label("um")
+                v = self.unbox(obj, m, nxt)
+                s = self.emit(f"insertvalue {ll(t)} undef, {ll(m)} {v}, 0")
+                s = self.emit(f"insertvalue {ll(t)} {s}, i8 {idx}, 1")
+                incoming.append((s, self.cur_label))
+                self.emit_void(f"br label %{done}")
+                self.start(nxt)
+            self.emit_void(f"br label %{fail}")
+            self.start(done)
+            return self.emit(f"phi {ll(t)} " + ", ".join(f"[{s}, %{lab}]" for s, lab in incoming))
+        return self.unbox(obj, t, fail)
+
+    def propagate_error_if(self, cond: str) -> None:
+        err, ok = self.new_label("err"), self.new_label("noerr")
+        self.emit_void(f"br i1 {cond}, label %{err}, label %{ok}")
+        self.start(err)
+        self.release_owned()
+        self.ret_status(1)
+        self.start(ok)
+
+    def own(self, obj: str) -> None:
+        """Keep obj (a new reference) alive until this call returns."""
+        self.uses_owned = True
+        self.mod.helpers.add("own")
+        self.declare("declare ptr @PyList_New(i64)")
+        self.declare("declare i32 @PyList_Append(ptr, ptr)")
+        self.declare("declare void @Py_DecRef(ptr)")
+        self.emit_void(f"call void @tj_own(ptr {self.owned}, ptr {obj})")
+
+    def own_result_arrays(self, v: str, t: Type) -> None:
+        """Arrays in a returned value become new references owned by the caller."""
+        if isinstance(t, ArrayT):
+            self.incref(self.emit(f"extractvalue {ll(t)} {v}, 3"))
+        elif isinstance(t, TupleT):
+            for i, it in enumerate(t.items):
+                if has_arrays(it):
+                    self.own_result_arrays(self.emit(f"extractvalue {ll(t)} {v}, {i}"), it)
+
+    # -- calls between jitted functions -----------------------------------------------------
+    def call_jit(self, ins: Instr, a: list[str], ts: list[Type], rt: Type) -> str | None:
+        callee = ins.attr
+        key = tuple(ts)
+        if callee is self.dispatcher and key == self.spec.arg_types:
+            fp = f"@{self.name}_core"
+        else:
+            spec = callee.specs.get(key)
+            if spec is None or (spec.native is None and spec.core_cell is None):
+                spec = callee.specialise(key)        # compiles the callee now
+            if spec.gave_up is not None:
+                return None             # its native code keeps deoptimising: call its entry
+            if spec.native is not None:
+                if spec.typed.return_type != rt:
+                    return None
+                return self.call_core("@" + self.embed(spec.native), a, ts, rt)
+            cell = spec.core_cell
+            if cell is None or spec.reason is not None and spec.native is None:
+                return None
+            if spec.typed.return_type != rt:
+                return None
+            fp = self.emit(f"load ptr, ptr {self.addr(ctypes.addressof(cell))}")
+            self.keepalive.append(cell)
+            # a mutually recursive callee whose own compile failed leaves its cell empty
+            self.deopt_if(self.emit(f"icmp eq ptr {fp}, null"), defer=False)
+        return self.call_core(fp, a, ts, rt)
+
+    def call_core(self, fp: str, a: list[str], ts: list[Type], rt: Type) -> str:
+        """Call a native core and take its three kinds of return (see the module doc)."""
+        objout = self.alloca("ptr")
+        args = [f"{ll(t)} {x}" for x, t in zip(a, ts)]
+        pair_t = f"{{i32, {ll(rt)}}}"
+        pair = self.emit(f"call {pair_t} {fp}({', '.join(args + [f'ptr {objout}'])})")
+        st = self.emit(f"extractvalue {pair_t} {pair}, 0")
+        ok, other = self.new_label("callok"), self.new_label("callnok")
+        is0 = self.emit(f"icmp eq i32 {st}, 0")
+        self.emit_void(f"br i1 {is0}, label %{ok}, label %{other}")
+        self.start(other)
+        self.propagate_error_if(self.emit(f"icmp eq i32 {st}, 1"))
+        obj = self.emit(f"load ptr, ptr {objout}")
+        b, i = self.cur_block_index
+        v2 = self.take_result(b, i, obj, rt, raised_deopts=False)
+        l2 = self.cur_label
+        join = self.new_label("calljoin")
+        self.emit_void(f"br label %{join}")
+        self.start(ok)
+        v1 = self.emit(f"extractvalue {pair_t} {pair}, 1")
+        if has_arrays(rt):
+            self.own_arrays_in(v1, rt)
+            if self.writes_arrays:
+                self.require_writeable(v1, rt)
+        l1 = self.cur_label
+        self.emit_void(f"br label %{join}")
+        self.start(join)
+        return self.emit(f"phi {ll(rt)} [{v1}, %{l1}], [{v2}, %{l2}]")
+
+    def embed(self, native: NativeCode) -> str:
+        """Copy a compiled callee's core (and what it embedded) into this module as
+        internal functions, so LLVM can inline it; returns the core's name here."""
+        name = self.mod.embedded.get(id(native))
+        if name is not None:
+            return name
+        renames = {old: f"{old.split('__')[0]}__e{next(_embed_ids)}" for old in native.functions}
+        for text in native.functions.values():
+            for old, new in renames.items():
+                text = text.replace(f"@{old}(", f"@{new}(")
+            if not text.startswith("define internal "):
+                text = text.replace("define ", "define internal ", 1)
+            self.mod.functions.append(text)
+        self.mod.decls |= native.decls
+        self.mod.helpers |= native.helpers
+        self.keepalive.append(native)
+        name = self.mod.embedded[id(native)] = renames[native.core_name]
+        return name
+
+    def own_arrays_in(self, v: str, t: Type) -> None:
+        if isinstance(t, ArrayT):
+            self.own(self.emit(f"extractvalue {ll(t)} {v}, 3"))
+        elif isinstance(t, TupleT):
+            for i, it in enumerate(t.items):
+                if has_arrays(it):
+                    self.own_arrays_in(self.emit(f"extractvalue {ll(t)} {v}, {i}"), it)
+
+    # -- unions of one representation -------------------------------------------------------
+
+
+def has_arrays(t: Type | None) -> bool:
+    if isinstance(t, ArrayT):
+        return True
+    if isinstance(t, TupleT):
+        return any(has_arrays(x) for x in t.items)
+    return False
+
+
+
+_PY_FUNCS = {
+    Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul,
+    Op.TRUEDIV: operator.truediv, Op.FLOORDIV: operator.floordiv, Op.MOD: operator.mod,
+    Op.POW: operator.pow, Op.LSHIFT: operator.lshift, Op.RSHIFT: operator.rshift,
+    Op.BITAND: operator.and_, Op.BITOR: operator.or_, Op.BITXOR: operator.xor,
+    Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge,
+    Op.EQ: operator.eq, Op.NE: operator.ne, Op.NEG: operator.neg, Op.POS: operator.pos,
+    Op.INVERT: operator.invert, Op.NOT: operator.not_, Op.TRUTH: bool,
+    Op.IS: operator.is_, Op.IS_NOT: operator.is_not, Op.LEN: len,
+}
+
+
+def python_function(ins: Instr):
+    """The Python callable an instruction stands for (for ops without native lowering)."""
+    op = ins.op
+    if op in _PY_FUNCS:
+        return _PY_FUNCS[op]
+    if op is Op.CALL_BUILTIN:
+        import builtins
+        return getattr(builtins, ins.attr)
+    if op is Op.CALL_MATH:
+        return getattr(math, ins.attr)
+    if op is Op.CALL_JIT:
+        return ins.attr.entry
+    if op is Op.GETITEM:
+        return lambda a, *i: a[i[0] if len(i) == 1 else i]
+    if op is Op.GETATTR:
+        return operator.attrgetter(ins.attr)
+    if op is Op.CALL_NUMPY:
+        import numpy as np
+        name, dtype = ins.attr
+        f = getattr(np, name)
+        return f if dtype is None else functools.partial(f, dtype=dtype)
+    if op is Op.TUPLE_GET:
+        return operator.itemgetter(ins.attr[0])
+    if op is Op.MAKE_TUPLE:
+        return lambda *xs: xs
+    if op is Op.SETITEM:
+        return _setitem
+    return None
+
+
+def _setitem(a, *rest):
+    """a[i, ...] = v as an op: rest is the indices, then the value."""
+    a[rest[0] if len(rest) == 2 else rest[:-1]] = rest[-1]

@@ -1,0 +1,199 @@
+"""Guards, deoptimisation and deopt regions of native code (mixed into FunctionCodegen).
+
+A guard is a condition under which native code stops and hands its frame state to tier 0.
+Guards of side-effect-free code are *deferred*: or-ed into one pending condition (NaN checks
+into one pending sum) and tested once, before anything that must not run after a failed
+guard — a trapping operation, a side effect, a terminator. Their frame state is the start of
+their region, since tier 0 can recompute pure operations. A loop without stores, calls,
+raises or returns is one region: its guards deoptimise to the loop's entry, with the values
+its parameters entered with, and are tested once, when the loop is left.
+"""
+
+from __future__ import annotations
+
+from ...ir.nodes import Block, Value
+from ...ir.ops import Op
+
+POLL_PERIOD = 1024          # loop back edges between two checks for pending signals
+
+
+class ImpureLoop(Exception):
+    """A loop taken for pure calls into Python: generate again without it as a region."""
+
+    def __init__(self, header: Block):
+        self.header = header
+
+
+class DeoptOps:
+    """Mixed into FunctionCodegen."""
+
+    def deopt_if(self, cond: str, defer: bool = True) -> None:
+        """Deoptimise to the current frame state when cond holds. A deferred guard (one
+        that protects nothing that could trap: overflow, NaN, range) is or-ed into one
+        pending condition, tested by `flush` before anything that must not run after it:
+        a trapping operation, a side effect, a terminator."""
+        if self.cur_fs is None:
+            raise AssertionError("guard outside an instruction")
+        if defer and self.cur_region is not None:
+            flag, _ = self.region_slots[self.cur_region]
+            old = self.emit(f"load i1, ptr {flag}")
+            self.emit_void(f"store i1 {self.emit(f'or i1 {old}, {cond}')}, ptr {flag}")
+            return
+        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
+            self.flush()
+        if defer:
+            self.pending_fs = self.cur_fs
+            self.pending = cond if self.pending is None else \
+                self.emit(f"or i1 {self.pending}, {cond}")
+            self.pending_fs = self.cur_fs
+            return
+        self.flush()
+        self.branch_to_deopt(cond)
+
+    def defer_non_finite(self, x: str, ll_type: str) -> None:
+        """Deoptimise (deferred) if x is inf or NaN: x - x is 0.0 for finite x and NaN
+        otherwise; the differences are summed and the sum is tested once, at the flush."""
+        d = self.emit(f"fsub {ll_type} {x}, {x}")
+        if ll_type == "float":
+            d = self.emit(f"fpext float {d} to double")
+        if self.cur_region is not None:
+            _, nan = self.region_slots[self.cur_region]
+            old = self.emit(f"load double, ptr {nan}")
+            self.emit_void(f"store double {self.emit(f'fadd double {old}, {d}')}, ptr {nan}")
+            return
+        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
+            self.flush()
+        self.pending_nan = d if self.pending_nan is None else \
+            self.emit(f"fadd double {self.pending_nan}, {d}")
+        self.pending_fs = self.cur_fs
+
+    def flush(self) -> None:
+        """Test the pending guards: deoptimise to their frame state if any failed.
+        (In a pure loop, guards wait for the loop's exit: see flush_region.)"""
+        if self.cur_region is not None:
+            return
+        if self.pending_nan is not None:
+            nan = self.emit(f"fcmp uno double {self.pending_nan}, 0.0")
+            self.pending_nan = None
+            self.pending = nan if self.pending is None else \
+                self.emit(f"or i1 {self.pending}, {nan}")
+        if self.pending is not None:
+            cond, self.pending = self.pending, None
+            self.cur_fs, saved = self.pending_fs, self.cur_fs
+            self.pending_fs = None
+            self.branch_to_deopt(cond)
+            self.cur_fs = saved
+
+    def flush_region(self, h: Block) -> None:
+        """Leaving the pure loop of h: deoptimise to its entry if any of its guards failed."""
+        flag, nan = self.region_slots[h]
+        f = self.emit(f"load i1, ptr {flag}")
+        n = self.emit(f"fcmp uno double {self.emit(f'load double, ptr {nan}')}, 0.0")
+        self.cur_fs, saved = self.region_fs[h], self.cur_fs
+        self.branch_to_deopt(self.emit(f"or i1 {f}, {n}"))
+        self.cur_fs = saved
+
+    def branch_to_deopt(self, cond: str) -> None:
+        ok = self.new_label("ok")
+        target = f"deopt{self.cur_fs}"
+        self.deopt_sites.setdefault(self.cur_fs, [])
+        self.emit_void(f"br i1 {cond}, label %{target}, label %{ok}")
+        self.deopt_sites[self.cur_fs].append((self.cur_label, None))
+        self.start(ok)
+
+    def deopt_unless(self, cond: str, defer: bool = True) -> None:
+        self.deopt_if(self.emit(f"xor i1 {cond}, true"), defer)
+
+    def deopt_with_object(self, fs: int, obj: str) -> None:
+        """Jump to the deopt block of frame state fs, the object standing for the value the
+        current instruction produced (a call whose result native code cannot take)."""
+        self.deopt_sites.setdefault(fs, []).append((self.cur_label, obj))
+        self.emit_void(f"br label %objdeopt{fs}")
+
+    def emit_deopt_blocks(self) -> None:
+        for fs, sites in self.deopt_sites.items():
+            state = self.fs.states[fs]
+            plain = [s for s in sites if s[1] is None]
+            with_obj = [s for s in sites if s[1] is not None]
+            if plain:
+                self.start(f"deopt{fs}")
+                self.deopt_body(fs, state, None)
+            if with_obj:
+                self.start(f"objdeopt{fs}")
+                obj = self.emit("phi ptr " + ", ".join(f"[{o}, %{lab}]" for lab, o in with_obj))
+                self.deopt_body(fs, state, obj)
+
+    def deopt_body(self, fs: int, state, obj: str | None) -> None:
+        produced = self.fn.blocks[state.block].instrs[state.index - 1].result \
+            if obj is not None else None
+        boxed = []
+        self.declare("declare ptr @PyLong_FromLongLong(i64)")
+        boxed.append(self.emit(f"call ptr @PyLong_FromLongLong(i64 {fs})"))
+        subst = self.fs_subst.get(fs, {})
+        for v in state.live:
+            if v is produced:
+                boxed.append(obj)
+            elif v in subst:                  # a pure loop's parameter: its entry value
+                boxed.append(self.box(self.vals[subst[v]], subst[v].type))
+            else:
+                boxed.append(self.box(self.vals[v], v.type))
+        self.max_argv = max(self.max_argv, len(boxed))
+        res = self.call_object(id(self.resume_obj), boxed, steal=True)
+        self.release_owned()
+        fail = self.emit(f"icmp eq ptr {res}, null")
+        err, ok = self.new_label("deopterr"), self.new_label("deoptok")
+        self.emit_void(f"br i1 {fail}, label %{err}, label %{ok}")
+        self.start(err)
+        self.ret_status(1)
+        self.start(ok)
+        self.emit_void(f"store ptr {res}, ptr %objout")
+        self.ret_status(2)
+
+    # -- values and edges -----------------------------------------------------------------
+
+    def poll_signals(self) -> None:
+        """Every POLL_PERIOD back edges, let CPython run pending signal handlers, so Ctrl-C
+        interrupts a long native loop with KeyboardInterrupt (status 1: exception set), and
+        test a pure loop's pending guards."""
+        self.declare("declare i32 @PyErr_CheckSignals()")
+        c = self.emit(f"load i32, ptr {self.poll_count}")
+        c1 = self.emit(f"add i32 {c}, 1")
+        self.emit_void(f"store i32 {c1}, ptr {self.poll_count}")
+        due = self.emit(f"icmp eq i32 {self.emit(f'and i32 {c1}, {POLL_PERIOD - 1}')}, 0")
+        check, cont = self.new_label("poll"), self.new_label("polled")
+        self.emit_void(f"br i1 {due}, label %{check}, label %{cont}, !prof !{{!\"branch_weights\", i32 1, i32 {POLL_PERIOD}}}")
+        self.start(check)
+        if self.cur_region is not None:
+            # A failed guard in a pure loop is only tested when the loop is left; if the
+            # loop's own exit test depends on the value that broke it (x = x * 3 wrapping),
+            # it would never leave. Testing here too bounds the pointless work to
+            # POLL_PERIOD iterations, which change nothing tier 0 can see.
+            self.flush_region(self.cur_region)
+        raised = self.emit("call i32 @PyErr_CheckSignals()")
+        self.propagate_error_if(self.emit(f"icmp ne i32 {raised}, 0"))
+        self.emit_void(f"br label %{cont}")
+        self.start(cont)
+
+    def find_pure_loops(self) -> None:
+        """Loops without stores, calls, raises or returns become deopt regions: their guards
+        deoptimise to the loop's entry, where tier 0 recomputes the whole loop."""
+        from ...ir.loops import natural_loops
+        impure = {Op.SETITEM, Op.CALL_JIT, Op.CALL_NUMPY, Op.RAISE, Op.RETURN}
+        loops = natural_loops(self.fn)
+        for h, body in sorted(loops.items(), key=lambda kv: -len(kv[1])):
+            if h in self.impure_loops or any(b in self.region_of for b in body):
+                continue
+            entries = [e for b in self.fn.blocks if b not in body
+                       for e in b.terminator.targets if e.block is h]
+            if len(entries) != 1 or any(i.op in impure for b in body for i in b.instrs):
+                continue
+            for b in body:
+                self.region_of[b] = h
+            self.region_slots[h] = (self.alloca("i1"), self.alloca("double"))
+            fs = self.fs.at(h, 0)
+            self.region_fs[h] = fs
+            self.fs_subst[fs] = {}
+
+    def note_region_entry(self, h: Block, args: list[Value]) -> None:
+        """The region's frame state resumes h with the values its parameters enter with."""
+        self.fs_subst[self.region_fs[h]] = dict(zip(h.params, args))
