@@ -2,7 +2,7 @@
 
     python bench/variants.py [--quick] [--no-numba] [--sections a,b,c,d]
 
-(a) the 27,000-variant search of reference 000: 3 plus-ops x 3 mul-ops x 100 values of myplus
+(a) the 27,000-variant search: 3 plus-ops x 3 mul-ops x 100 values of myplus
     x 30 values of mymul, each variant called on -10.0, best result kept — CPython exec per
     variant, Numba per variant (sampled, extrapolated), tierjit templates, compile_source per
     variant, and tierjit.evaluate of all variants at once.
@@ -279,7 +279,7 @@ def b_one(quick: bool, setups, algos, sources: list[str], x: np.ndarray) -> None
     rows.append(("tierjit.evaluate, the same sources again (structures known)", t,
                  f"identical to NumPy: {np.array_equal(got, ref)}"))
     table(f"(b) 1,000 variants x {len(x):,} rows, best finite result each, {x.dtype} "
-          f"(x = speed-up vs NumPy; the issue quotes NumPy at 0.24 s on these machines)",
+          f"(x = speed-up vs NumPy; NumPy was measured at 0.24 s here before)",
           rows, t_np)
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 # While the compiler thread runs Python, the program's threads wait at most this long for the
-# GIL (CPython's default is 5 ms, the pause budget).
+# GIL (CPython's default is 5 ms, tierjit's whole budget for a pause).
 SWITCH_INTERVAL = 0.0005
 # The thread keeps the default OS priority: measured on the 2-core machines shared with other
 # work, nice 10 made a background compile 4-5x slower (1.2 s instead of 0.28 s for fib) for no

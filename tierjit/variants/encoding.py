@@ -14,8 +14,8 @@ Instructions (`Op`): ``d = values[s]`` (CONST), ``d = a + b`` / ``-`` / ``*`` / 
 dtype: a constant is rounded to it once, by CONST, and every operation is NumPy's for that dtype
 (so the program `v1 = v1 / v2` with v2 = 0 gives inf or nan, never an exception).
 
-In the Python notation of `to_source`, register r is named v{r+1}: the forum's programs
-(`v4 = v1 + v2` with input v1 and result v5) are n_inputs=1, n_regs=5, output=4.
+In the Python notation of `to_source`, register r is named v{r+1}: programs written
+as `v4 = v1 + v2; v5 = v4 * v3` with input v1 and result v5 are n_inputs=1, n_regs=5, output=4.
 """
 
 from __future__ import annotations

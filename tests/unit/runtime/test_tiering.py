@@ -127,7 +127,7 @@ def _max_depth(f) -> int:
 
 def test_cold_recursion_depth():
     """A cold call costs CPython's tp_call, the shim's frame and the function's: a third of
-    CPython's recursion depth (tiered code costs no Python frames; see the issue notes)."""
+    CPython's recursion depth (native code costs no Python frames; see docs/tiering.md)."""
     global _deep
     plain = _deep
     cpython = _max_depth(plain)
