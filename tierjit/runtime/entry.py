@@ -337,63 +337,10 @@ def _build_runtime() -> _Runtime:
     return _Runtime(tp, address("tierjit_entry_forward"), address("tierjit_entry_clear"), module)
 
 
-class _ForwardedName(str):
-    """A type-dict string that reads as the dispatcher's attribute on instances.
-
-    `__doc__` and `__module__` live in the type dict, so they would shadow the dispatcher's.
-    As a str subclass the value still reads as a plain string on the type itself
-    (`type.__module__` returns the dict entry unchanged); as a descriptor it forwards on
-    instances.
-    """
-
-    __slots__ = ()
-    attribute: str
-
-    def __get__(self, obj: object, objtype: type | None = None) -> object:
-        if obj is None:
-            return str(self)
-        return getattr(obj.__tierjit_dispatcher__, self.attribute)  # type: ignore[attr-defined]
-
-
-class _ForwardedDoc(_ForwardedName):
-    __slots__ = ()
-    attribute = "__doc__"
-
-
-class _ForwardedModule(_ForwardedName):
-    __slots__ = ()
-    attribute = "__module__"
-
-
 def _install_python_level(tp: type) -> None:
     """Attribute forwarding and repr; none of it is on the call path."""
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.__tierjit_dispatcher__, name)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        setattr(self.__tierjit_dispatcher__, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        delattr(self.__tierjit_dispatcher__, name)
-
-    def __dir__(self) -> list[str]:
-        return sorted(set(object.__dir__(self)) | set(dir(self.__tierjit_dispatcher__)))
-
-    def __reduce__(self) -> str:
-        # Pickle (and copy) by reference, like a module-level function: pickle checks that
-        # `module.qualname` is this very object.
-        return self.__tierjit_dispatcher__.__qualname__
-
-    def __repr__(self) -> str:
-        dispatcher = self.__tierjit_dispatcher__
-        name = getattr(dispatcher, "__qualname__", None) or getattr(dispatcher, "__name__", "?")
-        return f"<tierjit function {name}>"
-
-    for fn in (__getattr__, __setattr__, __delattr__, __dir__, __reduce__, __repr__):
-        setattr(tp, fn.__name__, fn)
-    tp.__doc__ = _ForwardedDoc(tp.__doc__)
-    tp.__module__ = _ForwardedModule("tierjit")
+    from .forwarding import forward_attributes
+    forward_attributes(tp, tp.__doc__)
 
 
 def _freeze(tp: type) -> None:

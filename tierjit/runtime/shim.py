@@ -24,6 +24,7 @@ from _thread import allocate_lock
 from time import perf_counter as _clock
 
 from .config import config as _config
+from .forwarding import forward_attributes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,29 +35,6 @@ if TYPE_CHECKING:
 _HEAD = object.__basicsize__
 SLOT_OFFSET, DISPATCHER_OFFSET, FALLBACK_OFFSET = _HEAD, _HEAD + 8, _HEAD + 16
 WEAKLIST_OFFSET, BASICSIZE = _HEAD + 24, _HEAD + 32
-
-
-class _Forwarded(str):
-    """A class-dict string that reads as the dispatcher's attribute on instances (as
-    runtime.entry's _ForwardedName does for the entry type)."""
-
-    __slots__ = ()
-    attribute = ""
-
-    def __get__(self, obj: object, objtype: type | None = None) -> object:
-        if obj is None:
-            return str(self)
-        return getattr(obj.__tierjit_dispatcher__, self.attribute)  # type: ignore[attr-defined]
-
-
-class _ForwardedDoc(_Forwarded):
-    __slots__ = ()
-    attribute = "__doc__"
-
-
-class _ForwardedModule(_Forwarded):
-    __slots__ = ()
-    attribute = "__module__"
 
 
 class Shim:
@@ -73,8 +51,6 @@ class Shim:
     # slot at SLOT_OFFSET, then dispatcher, then fallback; __weakref__ comes after them.
     __slots__ = ("__tierjit_aslot__", "__tierjit_dispatcher__", "__tierjit_fallback__",
                  "__weakref__")
-    __doc__ = _ForwardedDoc("A tierjit-compiled function that has no native code yet.")
-    __module__ = _ForwardedModule("tierjit")
 
     def __call__(self, /, *args: "Any", **kwargs: "Any") -> "Any":
         # The cold phase, inlined here so that a cold call costs one Python frame besides the
@@ -101,24 +77,9 @@ class Shim:
     def __get__(self, obj: object, objtype: type | None = None) -> "Any":
         return self if obj is None else MethodType(self, obj)
 
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.__tierjit_dispatcher__, name)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        setattr(self.__tierjit_dispatcher__, name, value)
 
-    def __delattr__(self, name: str) -> None:
-        delattr(self.__tierjit_dispatcher__, name)
-
-    def __dir__(self) -> list[str]:
-        return sorted(set(object.__dir__(self)) | set(dir(self.__tierjit_dispatcher__)))
-
-    def __reduce__(self) -> str:
-        return self.__tierjit_dispatcher__.__qualname__
-
-    def __repr__(self) -> str:
-        d = self.__tierjit_dispatcher__
-        return f"<tierjit function {getattr(d, '__qualname__', '?')}>"
+forward_attributes(Shim, "A tierjit-compiled function that has no native code yet.")
 
 
 class _Bound:

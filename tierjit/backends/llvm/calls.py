@@ -20,6 +20,7 @@ from ...errors import Unsupported
 from ...ir.nodes import Block, Instr
 from ...ir.ops import Op
 from ...types.lattice import ArrayT, TupleT, Type, UnionT
+from ...types.rules import _PY_OPS
 from .deopt import ImpureLoop
 from .lltypes import ll, union_members
 
@@ -49,21 +50,26 @@ class CallOps:
         res = self.call_object(id(fn), boxed, steal=True)
         return self.take_result(b, i, res, rt, raised_deopts=True)
 
+    def deopt_if_null(self, obj: str) -> None:
+        """A call of a pure Python function raised: clear the error and deoptimise before
+        the call, where tier 0 makes it again and raises the same exception."""
+        self.declare("declare void @PyErr_Clear()")
+        isnull = self.emit(f"icmp eq ptr {obj}, null")
+        err, ok = self.new_label("pyerr"), self.new_label("pyok")
+        self.emit_void(f"br i1 {isnull}, label %{err}, label %{ok}")
+        self.start(err)
+        self.emit_void("call void @PyErr_Clear()")
+        self.deopt_if("true", defer=False)
+        self.emit_void("unreachable")
+        self.start(ok)
+
     def take_result(self, b: Block, i: int, obj: str, rt: Type, raised_deopts: bool) -> str:
         """Unbox a call's new-reference result; NULL deopts before the call (re-running a
         pure function in tier 0 raises the same error) or propagates the exception."""
-        isnull = self.emit(f"icmp eq ptr {obj}, null")
         if raised_deopts:
-            self.declare("declare void @PyErr_Clear()")
-            err, ok = self.new_label("pyerr"), self.new_label("pyok")
-            self.emit_void(f"br i1 {isnull}, label %{err}, label %{ok}")
-            self.start(err)
-            self.emit_void("call void @PyErr_Clear()")
-            self.deopt_if("true", defer=False)
-            self.emit_void("unreachable")
-            self.start(ok)
+            self.deopt_if_null(obj)
         else:
-            self.propagate_error_if(isnull)
+            self.propagate_error_if(self.emit(f"icmp eq ptr {obj}, null"))
         if rt is None:
             self.decref(obj)
             return "0"
@@ -224,14 +230,9 @@ def has_arrays(t: Type | None) -> bool:
 
 
 _PY_FUNCS = {
-    Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul,
-    Op.TRUEDIV: operator.truediv, Op.FLOORDIV: operator.floordiv, Op.MOD: operator.mod,
-    Op.POW: operator.pow, Op.LSHIFT: operator.lshift, Op.RSHIFT: operator.rshift,
-    Op.BITAND: operator.and_, Op.BITOR: operator.or_, Op.BITXOR: operator.xor,
-    Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge,
-    Op.EQ: operator.eq, Op.NE: operator.ne, Op.NEG: operator.neg, Op.POS: operator.pos,
-    Op.INVERT: operator.invert, Op.NOT: operator.not_, Op.TRUTH: bool,
-    Op.IS: operator.is_, Op.IS_NOT: operator.is_not, Op.LEN: len,
+    **_PY_OPS,
+    Op.NOT: operator.not_, Op.TRUTH: bool, Op.IS: operator.is_, Op.IS_NOT: operator.is_not,
+    Op.LEN: len,
 }
 
 
