@@ -1,0 +1,105 @@
+"""Running a script as `__main__` the way `python script.py` does, with the import hook on.
+
+What CPython 3.11 does for `python script.py args...`, and what `run_script` repeats:
+`sys.argv` is `[script, *args]` as given; `sys.path[0]` is the directory of the script (links
+resolved); the script runs in a fresh `__main__` module whose `__file__` is the script's path made
+absolute by prefixing the working directory (not normalised: `//tmp/x.py` from `/`), with
+`__spec__`, `__package__` and `__cached__` None, a `SourceFileLoader` as `__loader__`, and its
+globals in CPython's order. An uncaught exception is printed by `sys.excepthook` (tracebacks start
+at the script's `<module>` frame; `tierjit.runtime.tracebacks` removes the JIT's call path) and
+the exit status is 1; an uncaught KeyboardInterrupt ends the process by SIGINT once the exit
+handlers have run, as CPython does; SystemExit is left to the interpreter. A script that cannot be
+opened is reported like CPython reports it, with exit status 2.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.machinery
+import os
+import sys
+import types
+
+from . import importhook, tracebacks
+
+_sigint_on_exit = False
+
+
+def absolute(script: str) -> str:
+    """The script's path as CPython's `_Py_abspath` makes it: the working directory, a
+    separator, then the path, unless it is absolute already."""
+    return script if os.path.isabs(script) else os.getcwd() + os.sep + script
+
+
+def run_script(script: str, args: list[str], selection: importhook.Selection) -> int:
+    """Run `script` as __main__ with the import hook; the exit status when it returns."""
+    path = absolute(script)
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        print(f"tierjit run: can't open file {path!r}: [Errno {e.errno}] {e.strerror}",
+              file=sys.stderr)
+        return 2
+    if os.path.isdir(path):
+        print(f"tierjit run: {path!r} is a directory, not a script", file=sys.stderr)
+        return 2
+    sys.argv[:] = [script, *args]
+    root = os.path.dirname(os.path.realpath(path))
+    sys.path[0] = root
+    selection.roots.append(root)
+    module = _main_module(path)
+    sys.modules["__main__"] = module
+    importhook.install(selection)
+    tracebacks.install()
+    import atexit
+    atexit.register(_exit_by_sigint)       # first registered: runs after the script's own
+    try:
+        code = importhook.compile_jitted(source, path, "__main__", selection)
+    except SyntaxError as e:
+        # CPython prints a script's syntax error without a traceback (it never ran)
+        _print_uncaught(e.with_traceback(None), None)
+        return 1
+    try:
+        exec(code, module.__dict__)
+    except SystemExit:
+        raise
+    except BaseException as e:          # noqa: BLE001 - printed as CPython prints it
+        _print_uncaught(e, code)
+        if isinstance(e, KeyboardInterrupt):
+            global _sigint_on_exit
+            _sigint_on_exit = True
+        return 1
+    return 0
+
+
+def _main_module(path: str) -> types.ModuleType:
+    module = types.ModuleType("__main__")    # __name__, __doc__, __package__, __loader__, __spec__
+    d = module.__dict__
+    d["__loader__"] = importlib.machinery.SourceFileLoader("__main__", path)
+    d["__annotations__"] = {}
+    d["__builtins__"] = builtins
+    d["__file__"] = path
+    d["__cached__"] = None
+    return module
+
+
+def _print_uncaught(e: BaseException, code: types.CodeType | None) -> None:
+    tracebacks.strip(e, start=code)
+    sys.last_type, sys.last_value, sys.last_traceback = type(e), e, e.__traceback__
+    sys.excepthook(type(e), e, e.__traceback__)
+
+
+def _exit_by_sigint() -> None:
+    """After an uncaught KeyboardInterrupt CPython exits by SIGINT (status -2, 130 in a shell),
+    after the exit handlers; this one is registered before the script runs, so it runs last."""
+    if not _sigint_on_exit:
+        return
+    import signal
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:      # noqa: BLE001 - a closed stream: nothing to flush
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
