@@ -17,6 +17,8 @@ with a warning and the default is kept):
     TIERJIT_MAX_SPECIALISATIONS=N type specialisations per function (default 8)
     TIERJIT_LOG=1                 print one line per event (compile, tier-up, deopt, give-up)
                                   to stderr as it happens
+    TIERJIT_PERF=1                append every native code region to /tmp/perf-<pid>.map for
+                                  Linux perf (runtime.perfmap)
 
 Only `tier="auto"` functions (the default) use the thresholds; "interp" and "opt" build their
 tier on the first call of each argument-type signature.
@@ -28,7 +30,8 @@ import os
 
 _INF = float("inf")
 
-_FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log")
+_FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log",
+           "perf")
 
 
 class Config:
@@ -46,6 +49,7 @@ class Config:
     max_specialisations: int    argument-type signatures compiled per function; calls with
                                 further signatures run as CPython.
     log: bool                   print every event to stderr as it happens.
+    perf: bool                  write /tmp/perf-<pid>.map for Linux perf (runtime.perfmap).
     """
 
     __slots__ = _FIELDS + ("_calls_at", "_seconds_at")
@@ -56,6 +60,7 @@ class Config:
     max_deopts: int
     max_specialisations: int
     log: bool
+    perf: bool
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
         set_ = object.__setattr__
@@ -67,6 +72,7 @@ class Config:
         self.max_deopts = 100
         self.max_specialisations = 8
         self.log = False
+        self.perf = False
         if env is not None:
             self._read_env(env)
 
@@ -74,7 +80,7 @@ class Config:
         if name not in _FIELDS:
             raise AttributeError(f"tierjit.config has no setting {name!r}; "
                                  f"the settings are {', '.join(_FIELDS)}")
-        if name in ("background", "log"):
+        if name in ("background", "log", "perf"):
             if not isinstance(value, bool):
                 raise TypeError(f"tierjit.config.{name} must be a bool, got {value!r}")
         elif name in ("hot_calls", "max_deopts", "max_specialisations"):
@@ -116,6 +122,7 @@ class Config:
             "TIERJIT_MAX_DEOPTS": ("max_deopts", int),
             "TIERJIT_MAX_SPECIALISATIONS": ("max_specialisations", int),
             "TIERJIT_LOG": ("log", _flag),
+            "TIERJIT_PERF": ("perf", _flag),
         }
         for var, (name, parse) in parsers.items():
             text = env.get(var)

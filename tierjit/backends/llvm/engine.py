@@ -29,7 +29,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from tierjit.runtime import capi
+from tierjit.runtime import capi, perfmap
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import llvmlite.binding as llvm
@@ -146,6 +146,7 @@ class LLVMEngine:
             defined = self._check_symbols(module)
             text = str(module)
             _, ee = self._machine(codegen_level(opt))
+            perf = perfmap.watch(ee)  # Linux perf's map of the module's functions, when on
             ee.add_module(module)
             ee.finalize_object()
             addresses = {
@@ -156,6 +157,8 @@ class LLVMEngine:
             if not all(addresses.values()):
                 missing = [n for n, a in addresses.items() if not a]
                 raise RuntimeError(f"MCJIT produced no address for {missing}")
+            if perf is not None:
+                perf.note(addresses)
             compiled = CompiledModule(self, addresses, text, opt, time.perf_counter() - start)
             self._modules.append(compiled)
             for name, address in addresses.items():
