@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(VPY) examples/demo.py
+	$(VPY) bench/demo.py
 
 test: $(STAMP)
 	$(VPY) -m pytest tests

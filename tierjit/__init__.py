@@ -52,7 +52,8 @@ def explain(fn) -> str:
     d = dispatcher_of(fn)
     if d is None:
         raise TypeError(f"tierjit.explain: {fn!r} is not a function made by tierjit.jit")
-    return d.explain()
+    from .tools.explain import explain_text     # + guards and deopt history (tools/explain.py)
+    return explain_text(d)
 
 
 def stats():

@@ -107,6 +107,8 @@ def _explain(opts: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .runtime.importhook import Selection
     from .tools.explain import explain_in_script
 
+    if opts.command == "explain" and opts.no_run and opts.args:
+        parser.error("explain --no-run: the script does not run, so it takes no arguments")
     script, sep, qualname = opts.target.rpartition(":")
     if not sep or not script or not qualname:
         parser.error(f"expected script.py:function, got {opts.target!r}")

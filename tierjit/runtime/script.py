@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import importlib.machinery
+import importlib.util
 import os
 import sys
 import types
@@ -69,6 +70,37 @@ def run_script(script: str, args: list[str], selection: importhook.Selection) ->
         if isinstance(e, KeyboardInterrupt):
             global _sigint_on_exit
             _sigint_on_exit = True
+        return 1
+    return 0
+
+
+def module_name(path: str) -> str:
+    """The name `import_script` gives a script: its file's stem when that is an identifier."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return stem if stem.isidentifier() else "__tierjit_script__"
+
+
+def import_script(script: str, selection: importhook.Selection) -> int:
+    """Import `script` as a module named after its file (its `if __name__ == "__main__":` block
+    does not run), with the import hook on; the exit status of a failure, else 0."""
+    path = absolute(script)
+    root = os.path.dirname(os.path.realpath(path))
+    sys.argv[:] = [script]
+    sys.path[0] = root
+    selection.roots.append(root)
+    importhook.install(selection)
+    tracebacks.install()
+    name = module_name(path)
+    loader = importhook.JitLoader(name, path, selection)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        loader.exec_module(module)
+    except SystemExit:
+        raise
+    except BaseException as e:          # noqa: BLE001 - printed as CPython prints it
+        _print_uncaught(e, None)
         return 1
     return 0
 

@@ -1,7 +1,7 @@
 """tierjit in six short acts: speed, exact big ints, exact exceptions, adaptive tiering,
 variants, honest fallback.
 
-Run with `make demo` (or `.venv/bin/python examples/demo.py`). Takes a few seconds.
+Run with `.venv/bin/python examples/tour.py` (`make demo` runs it last). Takes a few seconds.
 """
 
 from __future__ import annotations
