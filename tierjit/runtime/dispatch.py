@@ -45,7 +45,7 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
     from ..types.infer import CallTyper, Typed
     from ..types.lattice import Type
 
-TIERS = ("auto", "interp", "opt")
+TIERS = ("auto", "interp", "baseline", "opt")
 # Tests set TIERJIT_STRICT=1 so that a bug in the compiler fails loudly instead of quietly
 # running the function in a lower tier.
 STRICT = os.environ.get("TIERJIT_STRICT", "") not in ("", "0")
@@ -201,6 +201,9 @@ class Dispatcher:
             return spec
 
     def _compile_native(self, spec: "Specialisation") -> None:
+        if self.tier == "baseline":          # copy-and-patch (runtime/baseline.py)
+            from .baseline import compile_into
+            return compile_into(self, spec)
         from ..backends.llvm import compile_native
         from ..errors import Unsupported
         try:

@@ -1,0 +1,207 @@
+"""The baseline tier's machinery: ELF reader, stencil cache, copy-and-patch, W^X code memory."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+
+import pytest
+
+from tierjit.backends.stencils import codemem, elf, emit, library
+
+pytest.importorskip("llvmlite")
+
+TINY = r'''
+@A = external dso_local global i8
+@K = external dso_local global i8, code_model "large"
+declare dso_local i32 @NEXT(ptr)
+define i32 @st_tiny(ptr %f) {
+  %p = getelementptr i8, ptr %f, i64 ptrtoint (ptr @A to i64)
+  %k = ptrtoint ptr @K to i64
+  %q = getelementptr i8, ptr %f, i64 %k
+  %r0 = musttail call i32 @NEXT(ptr %q)
+  ret i32 %r0
+}
+define i32 @st_tiny2(ptr %f) {
+  %p = getelementptr i8, ptr %f, i64 ptrtoint (ptr @A to i64)
+  store i64 0, ptr %p
+  %r = musttail call i32 @NEXT(ptr %f)
+  ret i32 %r
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def tiny_object() -> bytes:
+    from tierjit.backends.llvm.engine import get_engine
+    engine = get_engine()
+    text = (f'target triple = "{engine.triple}"\n'
+            f'target datalayout = "{engine.data_layout}"\n' + TINY)
+    return library.build_object(text)
+
+
+def test_elf_reader_sections_symbols_relocations(tiny_object):
+    f = elf.read_elf(tiny_object)
+    text = f.section(".text")
+    sym = f.symbol("st_tiny")
+    assert sym.type == elf.STT_FUNC and sym.defined and sym.section == text.index
+    assert 0 < sym.size <= text.size
+    kinds = {(f.symbols[r.symbol].name, r.type) for r in f.relocations_in(text.index)}
+    assert ("A", elf.R_X86_64_32S) in kinds
+    assert ("K", elf.R_X86_64_64) in kinds
+    assert ("NEXT", elf.R_X86_64_PLT32) in kinds
+    assert not f.symbol("NEXT").defined
+    assert [s.name for s in f.functions()] == ["st_tiny", "st_tiny2"]
+
+
+def test_elf_reader_rejects_garbage(tiny_object):
+    with pytest.raises(elf.ElfError):
+        elf.read_elf(b"not an elf file at all" * 4)
+    with pytest.raises(elf.ElfError):
+        elf.read_elf(tiny_object[:100])
+
+
+def test_library_stencils_have_holes():
+    lib = library.load()
+    add = lib.stencils["add_ii"]
+    targets = {h.target for h in add.holes}
+    assert {"A", "B", "C", "NEXT", "DEOPT"} <= targets
+    assert len(lib.stencils) > 100
+
+
+def _key():
+    key, _text = library.cache_key()
+    return key
+
+
+def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
+    monkeypatch.setenv("TIERJIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(library, "_library", None)
+    lib = library.load()
+    assert lib.source == "built"                       # missing: built and written
+    key = _key()
+    path = library.cache_path(key)
+    assert path.exists()
+    assert library.read_cache(path, key) is not None
+    monkeypatch.setattr(library, "_library", None)
+    assert library.load().source == "cache"            # valid: trusted
+    good = path.read_bytes()
+    # corrupt: one flipped byte in the object
+    bad = bytearray(good)
+    bad[-100] ^= 0xFF
+    path.write_bytes(bytes(bad))
+    assert library.read_cache(path, key) is None
+    monkeypatch.setattr(library, "_library", None)
+    assert library.load().source == "built"
+    assert path.read_bytes() == good                   # rewritten
+    # truncated
+    path.write_bytes(good[:50])
+    assert library.read_cache(path, key) is None
+    # stale: written for another key (another LLVM, CPU or template)
+    other = dict(key, llvm="0.0.0")
+    library.write_cache(path, other, b"\x7fELF not really")
+    assert library.read_cache(path, key) is None
+    monkeypatch.setattr(library, "_library", None)
+    assert library.load().source == "built"
+    assert library.read_cache(path, key) is not None
+    assert not list(tmp_path.glob("*.new"))            # no temporary file left behind
+
+
+def _no_wx() -> None:
+    for lo, hi, perms in codemem.mappings():
+        assert not ("w" in perms and "x" in perms), f"{lo:#x}-{hi:#x} is {perms}"
+
+
+def test_copy_and_patch_runs_and_is_never_writable_and_executable(monkeypatch):
+    """A core of three pieces (store a 64-bit constant, copy it to the result, return),
+    called through ctypes: 64-bit absolute, 32-bit absolute and PC-relative holes patched."""
+    lib = library.load()
+    seen = []
+    real_write = codemem.Region.write
+
+    def write(self, offset, data):
+        _no_wx()
+        real_write(self, offset, data)
+        seen.append(self.address)
+        _no_wx()
+    monkeypatch.setattr(codemem.Region, "write", write)
+    value = 0x1234_5678_9ABC_DEF0
+    pieces = [
+        ("enter", {"K": 64, "K2": 0 | (1 << 20) | (100 << 40), "K4": emit.Data(0),
+                   "K3": ctypes.addressof(codemem.arena().active), "BODY": emit.Label(1),
+                   "JT": emit.Label(1)}),
+        ("const", {"C": 40, "K": value}),
+        ("ret_copy", {"A": 40, "E": 0}),
+        ("ret", {}),
+    ]
+    out = emit.emit(lib, pieces, struct.pack("<q", 0))
+    _no_wx()
+    assert seen and codemem.arena().base <= out.starts[0] < codemem.arena().base + codemem.ARENA_BYTES
+    core = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)(out.starts[0])
+    result = (ctypes.c_int64 * 2)()
+    args = (ctypes.c_int64 * 1)()
+    assert core(ctypes.addressof(args), ctypes.addressof(result)) == 0
+    assert result[0] == value
+    assert out.region.sealed
+    with pytest.raises(codemem.CodeMemoryError):
+        out.region.write(0, b"\x90")
+
+
+def test_trampolines_reach_c_functions():
+    """The prologue calls Py_DecRef through a trampoline in the function's region."""
+    lib = library.load()
+    pieces = [("enter", {"K": 64, "K2": 1 << 40, "K4": emit.Data(0),
+                         "K3": ctypes.addressof(codemem.arena().active), "BODY": emit.Label(1),
+                         "JT": emit.Label(1)}),
+              ("ret", {})]
+    out = emit.emit(lib, pieces, b"\0" * 8)
+    code = ctypes.string_at(out.starts[0], out.region.size)
+    target = emit.c_address("Py_DecRef")
+    assert b"\xff\x25\x00\x00\x00\x00" + struct.pack("<Q", target) in code
+
+
+def test_freed_regions_are_pooled_and_inaccessible():
+    a = codemem.Arena(size=16 * codemem.PAGE)
+    r = a.allocate(100)
+    r.write(0, b"\xc3")
+    r.seal()
+    a.free(r.address, r.size)
+    assert a.in_use == 0
+    r2 = a.allocate(10)
+    assert r2.address == r.address                      # reused from the pool
+    a.active.value = 1                                  # baseline code running: wait
+    a.free(r2.address, r2.size)
+    assert a.in_use == 1
+    a.active.value = 0
+    a.allocate(10)
+    assert a.in_use == 1
+
+
+def test_baseline_functions_guard_and_deopt():
+    import numpy as np
+
+    import tierjit
+
+    @tierjit.jit(tier="baseline")
+    def f(a, i, x):
+        return a[i] * x + i * i
+
+    a = np.arange(5.0)
+    assert f(a, 2, 3.0) == a[2] * 3.0 + 4
+    assert f(a, -1, 3.0) == a[-1] * 3.0 + 1
+    with pytest.raises(IndexError) as e:
+        f(a, 5, 1.0)
+    with pytest.raises(IndexError) as ref:
+        f.py_func(a, 5, 1.0)
+    assert str(e.value) == str(ref.value)
+    spec = tierjit.runtime.dispatch.dispatcher_of(f).latest()
+    assert spec.tier == "baseline"
+
+    @tierjit.jit(tier="baseline")
+    def g(n, d):
+        return n * n // d
+
+    assert g(2**40, 3) == 2**80 // 3                   # overflow: tier 0 finishes
+    with pytest.raises(ZeroDivisionError):
+        g(3, 0)
+    _no_wx()

@@ -1,0 +1,302 @@
+"""A specialisation compiled by copy-and-patch: compile_baseline and the BaselineCode it
+returns (what the dispatcher needs — entry, frame states — like the LLVM tier's NativeCode).
+
+Baseline code of one function is one region of the code arena:
+
+    entry  vectorcall: unbox by the argument descriptor, call the core, box the result
+    core   the prologue: a frame on the C stack, arguments and constants copied in, then
+    body   the chain of stencils, block after block
+    stubs  one deopt stub per frame state a guard can fail at
+    data   the constant table, the entry's descriptors; trampolines to C functions
+
+Deoptimisation calls `_Hooks.deopt(frame address, frame state)` (Python): it boxes the frame
+state's live values out of the frame and resumes the call in tier 0, through the dispatcher's
+`resume_function` like the LLVM tier. Operations without a stencil call `_Hooks.pyop`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import sys
+import time
+import weakref
+from dataclasses import dataclass, field
+
+from ...errors import Unsupported
+from ...types.lattice import ArrayT, Scalar, TupleT, Type, UnionT
+from . import codemem, frame as fr, library, templates as T
+from .emit import Data, Label, emit
+from .select import OWN, Selection
+
+_TRUE = id(True)
+MAX_DEPTH = 2000           # nested baseline calls before a call deoptimises (C stack)
+
+
+@dataclass
+class BaselineCode:
+    entry_address: int
+    core_address: int
+    entry_callable: object
+    frame_states: list
+    code_size: int
+    compile_seconds: float
+    pieces: list
+    keepalive: list = field(default_factory=list)
+    tier = "baseline"
+    core_cell: ctypes.c_void_p | None = None
+
+    @property
+    def llvm_text(self) -> str:
+        return "; baseline code: copied stencils, no LLVM IR\n" + "\n".join(
+            f"; {n} {({k: v for k, v in h.items() if not k.startswith('_')})}"
+            for n, h in self.pieces)
+
+    @property
+    def asm(self) -> str:
+        return self.llvm_text
+
+
+class _Hooks:
+    """The Python side of one function's baseline code (deopt and pyop targets)."""
+
+    def __init__(self, dispatcher, spec, sel: Selection):
+        self.dispatcher, self.spec = dispatcher, spec
+        self.live = [[(sel.offset[v], v.type, v) for v in fs.live] for fs in sel.fs.states]
+        self.overrides = sel.overrides
+        self.states = sel.fs.states
+        self.resumes: dict = {}
+        self.code = None
+        self.pyops = []
+        for ins, _n in sel.pyops:
+            from ..llvm.calls import python_function
+            self.pyops.append((python_function(ins), [(sel.offset[a], a.type) for a in ins.args],
+                               None if ins.result is None else
+                               (sel.offset[ins.result], ins.result.type)))
+
+    def deopt(self, addr: int, index: int):
+        """Box the live values of frame state `index` and finish the call in tier 0."""
+        site, index = index >> 32, index & 0xFFFFFFFF
+        override, obj_at = self.overrides[site - 1] if site else (None, 0)
+        values = []
+        obj = None
+        if override is not None:
+            # the callee deoptimised and returned this object (a reference we own)
+            p = ctypes.c_void_p.from_address(addr + obj_at).value
+            obj = ctypes.cast(p, ctypes.py_object).value
+            ctypes.pythonapi.Py_DecRef(ctypes.c_void_p(p))
+        for off, t, v in self.live[index]:
+            values.append(obj if v is override else fr.box(t, addr + off))
+        spec = self.spec
+        spec.deopts[index] = spec.deopts.get(index, 0) + 1
+        if spec.native is self.code:
+            return self.dispatcher.resume_function(spec, index)(*values)
+        # this code is not (or no longer) the specialisation's native code (a callee's
+        # baseline code kept for baseline callers): its own resume functions
+        f = self.resumes.get(index)
+        if f is None:
+            from ..pyemit import compile_tier0
+            f = self.resumes[index] = compile_tier0(spec.typed.fn, self.states[index],
+                                                    name=self.dispatcher.__name__)
+        return f(*values)
+
+    def pyop(self, k: int, addr: int) -> bool:
+        fn, args, res = self.pyops[k]
+        try:
+            r = fn(*[fr.box(t, addr + off) for off, t in args])
+        except Exception:            # noqa: BLE001 - tier 0 does it again and raises
+            return False
+        if res is None:
+            return True
+        off, t = res
+        if not fr.type_fits(r, t):
+            return False
+        keep = _owned(addr)
+        return fr.unbox(r, t, addr + off, keep)
+
+
+def _owned(addr: int) -> list:
+    """The list that owns objects made by calls into Python during this call (slot OWN);
+    the core prologue releases it when the call ends."""
+    cell = ctypes.c_void_p.from_address(addr + OWN)
+    if not cell.value:
+        lst: list = []
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(lst))
+        cell.value = id(lst)
+        return lst
+    return ctypes.cast(cell.value, ctypes.py_object).value
+
+
+def _arg_record(t: Type) -> list[int]:
+    if isinstance(t, Scalar):
+        py = t.py
+        if py is int:
+            return [T.K_INT, id(int), 0, 0]
+        if py is float:
+            return [T.K_FLOAT, id(float), 0, 0]
+        if py is bool:
+            return [T.K_BOOL, id(True), id(False), 0]
+        if py is type(None):
+            return [T.K_NONE, id(None), 0, 0]
+        if fr.is_np_float(t):
+            return [T.K_NPFLOAT, id(py), 4 if py.__name__ == "float32" else 8, 0]
+        if fr.is_np_int(t):
+            import numpy as np
+            dt = np.dtype(py)
+            return [T.K_NPINT, id(py), dt.itemsize | (256 if dt.kind in "ub" else 0), 0]
+    if isinstance(t, ArrayT):
+        import numpy as np
+        return [T.K_ARRAY, id(np.ndarray), id(np.dtype(t.dtype).type),
+                t.ndim | ((t.layout == "C") << 8)]
+    raise Unsupported(f"an argument of type {t} at the baseline entry")
+
+
+def _result_record(t: Type | None, slot: int) -> list[int]:
+    if t is None or t == Scalar(type(None)):
+        return [T.K_NONE, id(None), 0, slot]
+    if fr.float_union(t):
+        import numpy as np
+        return [T.K_UNION, id(np.float64), 0, slot]
+    if isinstance(t, Scalar):
+        rec = _arg_record(t)
+        return [rec[0], rec[1], rec[2], slot]
+    raise Unsupported(f"a result of type {t} at the baseline entry")
+
+
+def _descriptors(sel: Selection, params, ret: Type | None) -> bytes:
+    args = [len(params), max(sel.nargs, 1)]
+    for p in params:
+        args += _arg_record(p.type)
+    if isinstance(ret, TupleT):
+        res = [T.K_TUPLE, 0, len(ret.items), 0]
+        slot = 0
+        for it in ret.items:
+            if isinstance(it, (TupleT, ArrayT)):
+                raise Unsupported(f"a result of type {ret} at the baseline entry")
+            res += _result_record(it, slot)
+            slot += len(fr.slots(it))
+    else:
+        if isinstance(ret, ArrayT):
+            raise Unsupported(f"a result of type {ret} at the baseline entry")
+        res = _result_record(ret, 0)
+    return struct.pack(f"<{len(args)}q", *args), struct.pack(f"<{len(res)}q", *res)
+
+
+def baseline_cells(dispatcher) -> dict:
+    """Per dispatcher: argument types -> the cell holding that specialisation's baseline core
+    (its own ABI, unlike the LLVM tier's core cells). Created before the code exists, so that
+    recursive and mutually recursive calls can refer to it."""
+    cells = dispatcher.__dict__.get("_baseline_cells")
+    if cells is None:
+        cells = dispatcher.__dict__.setdefault("_baseline_cells", {})
+    return cells
+
+
+def compile_baseline(dispatcher, spec) -> BaselineCode:
+    """Copy and patch the stencils of spec's typed IR; raises Unsupported for what the
+    baseline tier cannot do."""
+    t0 = time.perf_counter()
+    from ...runtime import entry as entry_mod
+    fn = spec.typed.fn
+    ret = spec.typed.return_type
+    sel = Selection(fn, ret)
+    sel.select()
+    if len(fr.slots(ret)) > 16 if ret is not None else False:
+        raise Unsupported("a result of more than 16 slots")
+    lib = library.load()
+    hooks = _Hooks(dispatcher, spec, sel)
+    keep: list = [hooks]
+    deopt_fn = hooks.deopt
+    keep.append(deopt_fn)
+    sel.finish(id(deopt_fn))
+    for name, h in sel.pieces:
+        k = h.pop("_pyop", None)
+        if k is not None:
+            f = _bind(hooks.pyop, k)
+            keep.append(f)
+            h["K"], h["K2"] = id(f), _TRUE
+    # callees: their baseline cells (compiled first when they are not yet)
+    my_cells = baseline_cells(dispatcher)
+    my_cell = my_cells.setdefault(spec.arg_types, ctypes.c_void_p(0))
+    for h, callee, key in sel.call_cells:
+        cells = baseline_cells(callee)
+        cell = cells.get(key)
+        if cell is None:
+            cell = cells.setdefault(key, ctypes.c_void_p(0))
+            _compile_callee(callee, key)
+        if not cell.value and cell is not my_cell and not _pending(callee, key):
+            raise Unsupported(f"the call of {callee.__qualname__} (no baseline code for it)")
+        h["K"] = ctypes.addressof(cell)
+        keep.append(cell)
+        other = callee.specs.get(key)
+        if other is not None and isinstance(other.native, BaselineCode):
+            keep.append(other.native)
+    # layout: entry, core prologue, body..., stubs; data: constants, descriptors
+    consts = struct.pack(f"<{len(sel.consts)}q", *sel.consts)
+    args_desc, res_desc = _descriptors(sel, fn.entry.params, ret)
+    data = consts + args_desc + res_desc
+    body = sel.pieces
+    arena = codemem.arena()
+    counts = sel.nargs | (sel.nconsts << 20) | (MAX_DEPTH << 40)
+    entry_stub = sel.fs.at(fn.entry, 0)
+    # the deopt stub of frame state 0 (too deep a recursion): make sure it exists
+    if entry_stub not in sel.deopt_stubs:
+        sel.deopt_stubs[entry_stub] = len(body)
+        body.append(("deopt", {"K": id(deopt_fn), "K2": entry_stub}))
+    shift = 2
+    pieces = [("entry", {"K": Data(len(consts)), "K2": Data(len(consts) + len(args_desc)),
+                         "CORE": Label(1), "E": entry_mod.FALLBACK_OFFSET}),
+              ("enter", {"K": sel.frame_bytes, "K2": counts, "K4": Data(0),
+                         "K3": ctypes.addressof(arena.active), "BODY": Label(2),
+                         "JT": Label(shift + sel.deopt_stubs[entry_stub])})]
+    for name, h in body:
+        for hole, v in h.items():
+            if type(v) is Label:
+                h[hole] = Label(v + shift)
+        pieces.append((name, h))
+    out = emit(lib, pieces, data)
+    _note_perf(out, dispatcher)
+    core = out.starts[1]
+    callable_ = entry_mod.make_entry(dispatcher, spec.tier0)
+    entry_mod.set_slot(callable_, out.starts[0])
+    my_cell.value = core
+    code = BaselineCode(out.starts[0], core, callable_, sel.fs.states, out.code_size,
+                        time.perf_counter() - t0, pieces, keep)
+    code.core_cell = my_cell
+    hooks.code = code
+    region = out.region
+    weakref.finalize(code, arena.free, region.address, region.size)
+    return code
+
+
+def _bind(method, k):
+    return lambda addr: method(k, addr)
+
+
+_building: set = set()
+
+
+def _pending(callee, key) -> bool:
+    return (id(callee), key) in _building
+
+
+def _compile_callee(callee, key) -> None:
+    """Build a callee's baseline code now (its typed IR, passes, tier 0 first)."""
+    from ...runtime import baseline as policy
+    _building.add((id(callee), key))
+    try:
+        policy.ensure_baseline(callee, key)
+    finally:
+        _building.discard((id(callee), key))
+
+
+def _note_perf(out, dispatcher) -> None:
+    """Tell the perf map (when the runtime has one) where this code is."""
+    try:
+        from ...runtime.perfmap import note_region
+    except ImportError:
+        return
+    try:
+        note_region(out.starts[0], out.code_size, f"tierjit:baseline:{dispatcher.__qualname__}")
+    except Exception:      # noqa: BLE001 - a profiler aid must never break a compile
+        pass

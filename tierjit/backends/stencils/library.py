@@ -1,0 +1,220 @@
+"""The stencil library: templates.py compiled once by LLVM into one object, cached on disk.
+
+The object is built for the host CPU (name and features), with the static relocation model
+and the small code model, so a stencil's holes become 32-bit absolute, 32-bit PC-relative and
+(for `code_model "large"` holes) 64-bit absolute relocations — the three kinds emit.py
+patches. The cache file is keyed by everything that shaped the code: tierjit's version, LLVM's
+version, the CPU and the template text itself. It is written atomically (a temporary file,
+then `os.replace`) and carries a SHA-256 digest of its payload: a missing, stale or corrupt
+file is rebuilt, never trusted.
+
+    cache file = MAGIC | sha256(payload) | payload
+    payload    = len(key) as u32 | key (UTF-8 JSON) | the ELF object
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import elf, templates
+
+MAGIC = b"TJSTENC1"
+_lock = threading.Lock()
+_library: Library | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hole:
+    """A place to patch in a stencil: analogous to a relocation record in an object file.
+    `target` is a hole or C function name, or "@data" for the library's constant data (then
+    `addend` includes the offset in that data)."""
+
+    offset: int
+    kind: int          # elf.R_X86_64_*
+    target: str
+    addend: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stencil:
+    """One operation's machine code with its holes. `tail` is the offset of a final 5-byte
+    `jmp NEXT` that the emitter drops when the next stencil follows directly (else None)."""
+
+    name: str
+    code: bytes
+    holes: tuple[Hole, ...]
+    tail: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Library:
+    stencils: dict[str, Stencil]
+    data: bytes                 # the object's read-only constants, shared by every stencil
+    key: dict
+    source: str                 # "cache" or "built"
+
+
+def cache_dir() -> Path:
+    d = os.environ.get("TIERJIT_CACHE_DIR")
+    if d:
+        return Path(d)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tierjit"
+
+
+def _target():
+    import llvmlite.binding as llvm
+
+    from ..llvm.engine import get_engine
+    engine = get_engine()          # initialises LLVM's native target
+    target = llvm.Target.from_triple(engine.triple)
+    tm = target.create_target_machine(cpu=engine.cpu_name, features=engine.cpu_features,
+                                      opt=3, reloc="static", codemodel="small")
+    return llvm, engine, tm
+
+
+def cache_key() -> tuple[dict, str]:
+    """The key naming everything that shapes the object, and the module text."""
+    import llvmlite
+
+    from ... import __version__
+    llvm, engine, tm = _target()
+    text = templates.module_text(engine.triple, str(tm.target_data))
+    key = {"tierjit": __version__, "llvmlite": llvmlite.__version__,
+           "llvm": ".".join(map(str, llvm.llvm_version_info)), "triple": engine.triple,
+           "cpu": engine.cpu_name, "features": engine.cpu_features,
+           "templates": hashlib.sha256(text.encode()).hexdigest()}
+    return key, text
+
+
+def build_object(text: str) -> bytes:
+    """Compile the template module (O2 over the IR, then the host's code generator)."""
+    llvm, engine, tm = _target()
+    mod = llvm.parse_assembly(text)
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=2)
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+    return tm.emit_object(mod)
+
+
+def cache_path(key: dict) -> Path:
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
+    return cache_dir() / f"stencils-{digest}.bin"
+
+
+def read_cache(path: Path, key: dict) -> bytes | None:
+    """The cached object for key, or None when the file is missing, stale or corrupt."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    if len(raw) < len(MAGIC) + 36 or raw[:len(MAGIC)] != MAGIC:
+        return None
+    digest, payload = raw[len(MAGIC):len(MAGIC) + 32], raw[len(MAGIC) + 32:]
+    if hashlib.sha256(payload).digest() != digest:
+        return None
+    (n,) = struct.unpack_from("<I", payload, 0)
+    try:
+        stored = json.loads(payload[4:4 + n].decode())
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if stored != key:
+        return None
+    return payload[4 + n:]
+
+
+def write_cache(path: Path, key: dict, obj: bytes) -> None:
+    """Atomically: a temporary file in the same directory, then os.replace."""
+    k = json.dumps(key, sort_keys=True).encode()
+    payload = struct.pack("<I", len(k)) + k + obj
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".new", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC + hashlib.sha256(payload).digest() + payload)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def parse(obj: bytes, key: dict, source: str) -> Library:
+    """Stencils (code + holes) of every `st_*` function of the object."""
+    f = elf.read_elf(obj)
+    text = f.section(".text")
+    # read-only data sections, laid out one after the other (aligned)
+    data = bytearray()
+    base: dict[int, int] = {}
+    for s in f.sections:
+        if s.name.startswith(".rodata") and s.type != elf.SHT_NOBITS:
+            if f.relocations_in(s.index):
+                raise elf.ElfError(f"{s.name} has relocations (a jump table?)")
+            align = max(s.align, 1)
+            data.extend(b"\0" * (-len(data) % align))
+            base[s.index] = len(data)
+            data.extend(s.data)
+    relocs = sorted(f.relocations_in(text.index), key=lambda r: r.offset)
+    stencils = {}
+    for sym in f.functions():
+        if sym.section != text.index or not sym.name.startswith("st_"):
+            continue
+        lo, hi = sym.value, sym.value + sym.size
+        holes = []
+        for r in relocs:
+            if not lo <= r.offset < hi:
+                continue
+            target = f.symbols[r.symbol]
+            if not target.defined:
+                holes.append(Hole(r.offset - lo, r.type, target.name, r.addend))
+            elif target.section in base:
+                holes.append(Hole(r.offset - lo, r.type, "@data",
+                                  r.addend + base[target.section] + target.value))
+            else:
+                raise elf.ElfError(f"{sym.name} refers to {target.name or 'a section'} in "
+                                   f"section {target.section}")
+        code = text.data[lo:hi]
+        tail = None
+        if len(code) >= 5 and code[-5] == 0xE9 and any(
+                h.offset == len(code) - 4 and h.target == "NEXT" for h in holes):
+            tail = len(code) - 5
+        stencils[sym.name[3:]] = Stencil(sym.name[3:], code, tuple(holes), tail)
+    return Library(stencils, bytes(data), key, source)
+
+
+def load(rebuild: bool = False) -> Library:
+    """The library for this process: from the cache when it is valid, else built (and
+    cached). Built once per process."""
+    global _library
+    with _lock:
+        if _library is not None and not rebuild:
+            return _library
+        key, text = cache_key()
+        path = cache_path(key)
+        obj = None if rebuild else read_cache(path, key)
+        source = "cache"
+        lib = None
+        if obj is not None:
+            try:
+                lib = parse(obj, key, source)
+            except (elf.ElfError, struct.error, IndexError, KeyError):
+                lib = None           # corrupt in a way the digest did not catch: rebuild
+        if lib is None:
+            obj = build_object(text)
+            lib = parse(obj, key, "built")
+            try:
+                write_cache(path, key, obj)
+            except OSError:
+                pass                 # a read-only home: the library still works
+        _library = lib
+        return lib

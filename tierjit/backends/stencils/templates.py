@@ -1,0 +1,1033 @@
+"""The stencil templates: LLVM IR text for every operation the baseline tier copies and patches.
+
+A stencil is one function `i32 @st_NAME(ptr %f)` that reads its operands from slots of the
+frame `%f`, computes, stores its result in a slot and continues with a `musttail` call of the
+next stencil — so the chain never grows the stack, and the fall-through jump to the stencil
+laid out next is dropped by the emitter. Everything that differs between two uses of a
+stencil is a *hole*, an external `dso_local` symbol whose address the emitter patches in
+(CPython's Tools/jit does the same; Xu & Kjolstad, "Copy-and-patch compilation", OOPSLA 2021):
+
+    A B C D E TA TB TC   byte offsets of frame slots (32-bit absolute: small code model)
+    K K2                 64-bit constants (code_model "large": movabs)
+    NEXT JT JF           continuations: the next stencil, a branch's two targets
+    DEOPT DEOPT2         deoptimisation stubs (a frame state each)
+    CORE BODY CALLEE     code of this function: its core, its first stencil
+
+A chain returns a status to the function that called it (the core prologue `st_enter`):
+0 done (result copied to the out area), 1 a Python exception is set, 2 deoptimised (the
+result object is in out[0]). Frame layout (slots of 8 bytes): 0 the out pointer, 1 the
+signal-poll counter, 2 the list that owns objects made by calls into Python, then the
+arguments, the constants and every other value (see frame.py).
+
+Guards are those of the LLVM tier: an int result beyond 64 bits, a zero divisor, an index out
+of bounds, a math domain or range error, a NumPy scalar result that would warn — each
+deoptimises instead of computing something Python would not.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+SMALL_HOLES = ("A", "B", "C", "D", "E", "TA", "TB", "TC")
+LARGE_HOLES = ("K", "K2")
+JUMP_HOLES = ("NEXT", "JT", "JF", "DEOPT", "DEOPT2", "CORE", "BODY", "CALLEE")
+# C functions stencils call; the emitter resolves them in the running process.
+C_FUNCTIONS = {
+    "PyErr_CheckSignals": "declare i32 @PyErr_CheckSignals()",
+    "PyLong_FromVoidPtr": "declare ptr @PyLong_FromVoidPtr(ptr)",
+    "PyLong_FromLongLong": "declare ptr @PyLong_FromLongLong(i64)",
+    "PyLong_AsLongLongAndOverflow": "declare i64 @PyLong_AsLongLongAndOverflow(ptr, ptr)",
+    "PyFloat_FromDouble": "declare ptr @PyFloat_FromDouble(double)",
+    "PyObject_CallFunctionObjArgs": "declare ptr @PyObject_CallFunctionObjArgs(ptr, ...)",
+    "PyObject_CallOneArg": "declare ptr @PyObject_CallOneArg(ptr, ptr)",
+    "PyObject_Vectorcall": "declare ptr @PyObject_Vectorcall(ptr, ptr, i64, ptr)",
+    "PyTuple_New": "declare ptr @PyTuple_New(i64)",
+    "Py_IncRef": "declare void @Py_IncRef(ptr)",
+    "Py_DecRef": "declare void @Py_DecRef(ptr)",
+}
+LIBM_1 = ("exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
+          "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt")
+LIBM_2 = ("atan2", "fmod", "pow")
+LIBM = LIBM_1 + LIBM_2
+
+INT_CMP = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
+FLOAT_CMP = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
+# array element kinds: name -> (LLVM memory type, how it widens to a slot)
+ELEMS = {"f64": ("double", None), "f32": ("float", "fpext"), "i64": ("i64", None),
+         "i32": ("i32", "sext"), "i16": ("i16", "sext"), "i8": ("i8", "sext"),
+         "u32": ("i32", "zext"), "u16": ("i16", "zext"), "u8": ("i8", "zext"),
+         "b1": ("i8", "zext")}
+EXACT_LIMIT = 2 ** 53      # ints beyond this do not convert to double exactly
+MIN_I64 = -(2 ** 63)
+
+
+class _Body:
+    """Builds the body of one stencil: numbered temporaries, labels, holes."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.n = itertools.count()
+
+    def __call__(self, text: str) -> str:
+        t = f"%t{next(self.n)}"
+        self.lines.append(f"  {t} = {text}")
+        return t
+
+    def do(self, text: str) -> None:
+        self.lines.append(f"  {text}")
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+
+    def slot(self, hole: str, extra: int = 0) -> str:
+        off = f"ptrtoint (ptr @{hole} to i64)"
+        if extra:
+            off = f"add (i64 {off}, i64 {extra})"
+        return self(f"getelementptr i8, ptr %f, i64 {off}")
+
+    def load(self, ty: str, hole: str, extra: int = 0) -> str:
+        return self(f"load {ty}, ptr {self.slot(hole, extra)}, align 8")
+
+    def store(self, ty: str, v: str, hole: str, extra: int = 0) -> None:
+        self.do(f"store {ty} {v}, ptr {self.slot(hole, extra)}, align 8")
+
+    def const(self, hole: str) -> str:
+        # inline asm keeps the 64-bit movabs: LLVM would fold a plain `ptrtoint` stored to
+        # memory into a sign-extended 32-bit immediate despite the large code model
+        return self(f'call i64 asm "movabsq $${hole}, $0", "=r"()')
+
+    def jump(self, target: str) -> None:
+        r = f"%j{next(self.n)}"
+        self.lines.append(f"  {r} = musttail call i32 @{target}(ptr %f)")
+        self.lines.append(f"  ret i32 {r}")
+
+    def guard(self, bad: str, target: str = "DEOPT") -> None:
+        """Continue only when `bad` is false; else continue at target (a deopt stub)."""
+        ok, no = f"ok{next(self.n)}", f"no{next(self.n)}"
+        self.do(f"br i1 {bad}, label %{no}, label %{ok}, !prof !0")
+        self.label(no)
+        self.jump(target)
+        self.label(ok)
+
+    def finite(self, x: str) -> str:
+        ax = self(f"call double @llvm.fabs.f64(double {x})")
+        return self(f"fcmp olt double {ax}, 0x7FF0000000000000")
+
+
+_STENCILS: dict[str, str] = {}
+
+
+def _stencil(name: str, body: _Body, sig: str = "ptr %f", ret: str = "i32") -> None:
+    _STENCILS[name] = (f"define {ret} @st_{name}({sig}) #0 {{\n" + "\n".join(body.lines)
+                       + "\n}\n")
+
+
+def _binary(name: str, a_ty: str, b_ty: str, compute) -> None:
+    b = _Body()
+    x, y = b.load(a_ty, "A"), b.load(b_ty, "B")
+    r_ty, r = compute(b, x, y)
+    b.store(r_ty, r, "C")
+    b.jump("NEXT")
+    _stencil(name, b)
+
+
+def _unary(name: str, a_ty: str, compute) -> None:
+    b = _Body()
+    x = b.load(a_ty, "A")
+    r_ty, r = compute(b, x)
+    b.store(r_ty, r, "C")
+    b.jump("NEXT")
+    _stencil(name, b)
+
+
+# -- Python int (i64, guarded) ----------------------------------------------------------------
+
+def _ovf(op):
+    def compute(b, x, y):
+        p = b(f"call {{i64, i1}} @llvm.{op}.with.overflow.i64(i64 {x}, i64 {y})")
+        b.guard(b(f"extractvalue {{i64, i1}} {p}, 1"))
+        return "i64", b(f"extractvalue {{i64, i1}} {p}, 0")
+    return compute
+
+
+def _divisor_ok(b, x, y):
+    b.guard(b(f"icmp eq i64 {y}, 0"))
+    b.guard(b(f"and i1 {b(f'icmp eq i64 {x}, {MIN_I64}')}, {b(f'icmp eq i64 {y}, -1')}"))
+
+
+def _floordiv(b, x, y):
+    _divisor_ok(b, x, y)
+    q, r = b(f"sdiv i64 {x}, {y}"), b(f"srem i64 {x}, {y}")
+    # floor: one less when the remainder is non-zero and its sign differs from the divisor's
+    rx = b(f"xor i64 {r}, {y}")
+    adj = b(f"and i1 {b(f'icmp ne i64 {r}, 0')}, {b(f'icmp slt i64 {rx}, 0')}")
+    return "i64", b(f"sub i64 {q}, {b(f'zext i1 {adj} to i64')}")
+
+
+def _mod(b, x, y):
+    _divisor_ok(b, x, y)
+    r = b(f"srem i64 {x}, {y}")
+    rx = b(f"xor i64 {r}, {y}")
+    adj = b(f"and i1 {b(f'icmp ne i64 {r}, 0')}, {b(f'icmp slt i64 {rx}, 0')}")
+    return "i64", b(f"select i1 {adj}, i64 {b(f'add i64 {r}, {y}')}, i64 {r}")
+
+
+def _exact_double(b, x):
+    """x as a double, deoptimising when it is beyond 2**53 (not exactly representable)."""
+    big = b(f"icmp ugt i64 {b(f'add i64 {x}, {EXACT_LIMIT}')}, {2 * EXACT_LIMIT}")
+    b.guard(big)
+    return b(f"sitofp i64 {x} to double")
+
+
+def _int_truediv(b, x, y):
+    b.guard(b(f"icmp eq i64 {y}, 0"))
+    return "double", b(f"fdiv double {_exact_double(b, x)}, {_exact_double(b, y)}")
+
+
+def _lshift(b, x, y):
+    b.guard(b(f"icmp uge i64 {y}, 64"))        # negative counts too: ValueError or big
+    r = b(f"shl i64 {x}, {y}")
+    b.guard(b(f"icmp ne i64 {b(f'ashr i64 {r}, {y}')}, {x}"))
+    return "i64", r
+
+
+def _rshift(b, x, y):
+    b.guard(b(f"icmp slt i64 {y}, 0"))
+    s = b(f"select i1 {b(f'icmp ugt i64 {y}, 63')}, i64 63, i64 {y}")
+    return "i64", b(f"ashr i64 {x}, {s}")
+
+
+def _int_pow(b, x, y):
+    """Exponentiation by squaring with every product overflow-checked (y >= 0)."""
+    b.guard(b(f"icmp slt i64 {y}, 0"))                   # a float result: tier 0
+    b.do("br label %pre")
+    b.label("pre")
+    b.do("br label %loop")
+    b.label("loop")
+    b.do("%acc = phi i64 [1, %pre], [%acc2, %next]")
+    b.do(f"%base = phi i64 [{x}, %pre], [%base2, %next]")
+    b.do(f"%e = phi i64 [{y}, %pre], [%e2, %next]")
+    b.do("%done = icmp eq i64 %e, 0")
+    b.do("br i1 %done, label %out, label %step")
+    b.label("step")
+    b.do("%odd = trunc i64 %e to i1")
+    b.do("%m = call {i64, i1} @llvm.smul.with.overflow.i64(i64 %acc, i64 %base)")
+    b.do("%mo = extractvalue {i64, i1} %m, 1")
+    b.do("%mv = extractvalue {i64, i1} %m, 0")
+    b.do("%o1 = and i1 %odd, %mo")
+    b.do("%acc2 = select i1 %odd, i64 %mv, i64 %acc")
+    b.do("%e2 = lshr i64 %e, 1")
+    b.do("%last = icmp eq i64 %e2, 0")
+    b.do("%sq = call {i64, i1} @llvm.smul.with.overflow.i64(i64 %base, i64 %base)")
+    b.do("%so = extractvalue {i64, i1} %sq, 1")
+    b.do("%base2 = extractvalue {i64, i1} %sq, 0")
+    b.do("%so2 = select i1 %last, i1 false, i1 %so")
+    b.do("%bad = or i1 %o1, %so2")
+    b.do("br i1 %bad, label %ovf, label %next")
+    b.label("ovf")
+    b.jump("DEOPT")
+    b.label("next")
+    b.do("br label %loop")
+    b.label("out")
+    return "i64", "%acc"
+
+
+def _int_stencils() -> None:
+    for op in ("add", "sub", "mul"):
+        _binary(f"{op}_ii", "i64", "i64", _ovf({"add": "sadd", "sub": "ssub", "mul": "smul"}[op]))
+    _binary("floordiv_ii", "i64", "i64", _floordiv)
+    _binary("mod_ii", "i64", "i64", _mod)
+    _binary("truediv_ii", "i64", "i64", _int_truediv)
+    _binary("lshift_ii", "i64", "i64", _lshift)
+    _binary("rshift_ii", "i64", "i64", _rshift)
+    for op, ll in (("bitand", "and"), ("bitor", "or"), ("bitxor", "xor")):
+        _binary(f"{op}_ii", "i64", "i64", lambda b, x, y, ll=ll: ("i64", b(f"{ll} i64 {x}, {y}")))
+    for op, pred in INT_CMP.items():
+        _binary(f"{op}_ii", "i64", "i64",
+                lambda b, x, y, p=pred: ("i64", b(f"zext i1 {b(f'icmp {p} i64 {x}, {y}')} to i64")))
+        b = _Body()
+        c = b(f"icmp {pred} i64 {b.load('i64', 'A')}, {b.load('i64', 'B')}")
+        _branch(b, c)
+        _stencil(f"br_{op}_ii", b)
+    _binary("min_ii", "i64", "i64", lambda b, x, y: ("i64", b(
+        f"select i1 {b(f'icmp slt i64 {y}, {x}')}, i64 {y}, i64 {x}")))
+    _binary("max_ii", "i64", "i64", lambda b, x, y: ("i64", b(
+        f"select i1 {b(f'icmp sgt i64 {y}, {x}')}, i64 {y}, i64 {x}")))
+
+    def neg(b, x):
+        b.guard(b(f"icmp eq i64 {x}, {MIN_I64}"))
+        return "i64", b(f"sub i64 0, {x}")
+
+    def absolute(b, x):
+        b.guard(b(f"icmp eq i64 {x}, {MIN_I64}"))
+        return "i64", b(f"select i1 {b(f'icmp slt i64 {x}, 0')}, i64 {b(f'sub i64 0, {x}')}, "
+                        f"i64 {x}")
+    _unary("neg_i", "i64", neg)
+    _unary("abs_i", "i64", absolute)
+    _unary("invert_i", "i64", lambda b, x: ("i64", b(f"xor i64 {x}, -1")))
+    _unary("truth_i", "i64", lambda b, x: ("i64", b(f"zext i1 {b(f'icmp ne i64 {x}, 0')} to i64")))
+    _unary("not_i", "i64", lambda b, x: ("i64", b(f"zext i1 {b(f'icmp eq i64 {x}, 0')} to i64")))
+    _unary("i2f", "i64", lambda b, x: ("double", b(f"sitofp i64 {x} to double")))
+    _unary("i2f_exact", "i64", lambda b, x: ("double", _exact_double(b, x)))
+    _binary("pow_ii", "i64", "i64", _int_pow)
+
+
+# -- float (double): Python's flavour "p", NumPy's "n" (deopt where NumPy would warn) --------------
+
+def _float_divmod(b, x, y):
+    """CPython's float floor division and modulo (Objects/floatobject.c, _float_div_mod)."""
+    b.guard(b(f"fcmp oeq double {y}, 0.0"))
+    mod0 = b(f"frem double {x}, {y}")
+    div0 = b(f"fdiv double {b(f'fsub double {x}, {mod0}')}, {y}")
+    nz = b(f"fcmp une double {mod0}, 0.0")
+    sign_differs = b(f"xor i1 {b(f'fcmp olt double {y}, 0.0')}, {b(f'fcmp olt double {mod0}, 0.0')}")
+    adj = b(f"and i1 {nz}, {sign_differs}")
+    mod1 = b(f"select i1 {adj}, double {b(f'fadd double {mod0}, {y}')}, double {mod0}")
+    div1 = b(f"select i1 {adj}, double {b(f'fsub double {div0}, 1.0')}, double {div0}")
+    zero_mod = b(f"call double @llvm.copysign.f64(double 0.0, double {y})")
+    mod = b(f"select i1 {nz}, double {mod1}, double {zero_mod}")
+    fl = b(f"call double @llvm.floor.f64(double {div1})")
+    up = b(f"fcmp ogt double {b(f'fsub double {div1}, {fl}')}, 0.5")
+    fl2 = b(f"select i1 {up}, double {b(f'fadd double {fl}, 1.0')}, double {fl}")
+    q = b(f"fdiv double {x}, {y}")
+    zero_div = b(f"call double @llvm.copysign.f64(double 0.0, double {q})")
+    div = b(f"select i1 {b(f'fcmp une double {div1}, 0.0')}, double {fl2}, double {zero_div}")
+    return div, mod
+
+
+def _float_pow(b, x, y):
+    """x ** y through libm pow, only where CPython's float_pow would give the same without
+    raising or returning a complex: a positive finite base, a finite result."""
+    b.guard(b(f"fcmp ole double {x}, 0.0"))
+    b.guard(b(f"xor i1 {b.finite(x)}, true"))
+    b.guard(b(f"xor i1 {b.finite(y)}, true"))
+    r = b(f"call double @pow(double {x}, double {y}) #1")
+    b.guard(b(f"xor i1 {b.finite(r)}, true"))
+    return r
+
+
+def _float_stencils() -> None:
+    for flavour in ("p", "n"):
+        def strict(b, r, flavour=flavour):
+            if flavour == "n":
+                b.guard(b(f"xor i1 {b.finite(r)}, true"))
+            return "double", r
+        for op, ll in (("add", "fadd"), ("sub", "fsub"), ("mul", "fmul")):
+            _binary(f"{op}_ff{flavour}", "double", "double",
+                    lambda b, x, y, ll=ll, s=strict: s(b, b(f"{ll} double {x}, {y}")))
+
+        def div(b, x, y, s=strict):
+            b.guard(b(f"fcmp oeq double {y}, 0.0"))
+            return s(b, b(f"fdiv double {x}, {y}"))
+        _binary(f"truediv_ff{flavour}", "double", "double", div)
+        _binary(f"floordiv_ff{flavour}", "double", "double",
+                lambda b, x, y, s=strict: s(b, _float_divmod(b, x, y)[0]))
+        _binary(f"mod_ff{flavour}", "double", "double",
+                lambda b, x, y, s=strict: s(b, _float_divmod(b, x, y)[1]))
+        _binary(f"pow_ff{flavour}", "double", "double", lambda b, x, y: ("double", _float_pow(b, x, y)))
+    for op, pred in FLOAT_CMP.items():
+        _binary(f"{op}_ff", "double", "double", lambda b, x, y, p=pred: (
+            "i64", b(f"zext i1 {b(f'fcmp {p} double {x}, {y}')} to i64")))
+        b = _Body()
+        c = b(f"fcmp {pred} double {b.load('double', 'A')}, {b.load('double', 'B')}")
+        _branch(b, c)
+        _stencil(f"br_{op}_ff", b)
+    _binary("min_ff", "double", "double", lambda b, x, y: ("double", b(
+        f"select i1 {b(f'fcmp olt double {y}, {x}')}, double {y}, double {x}")))
+    _binary("max_ff", "double", "double", lambda b, x, y: ("double", b(
+        f"select i1 {b(f'fcmp ogt double {y}, {x}')}, double {y}, double {x}")))
+    _unary("neg_f", "double", lambda b, x: ("double", b(f"fneg double {x}")))
+    _unary("abs_f", "double", lambda b, x: ("double", b(f"call double @llvm.fabs.f64(double {x})")))
+    _unary("truth_f", "double", lambda b, x: ("i64", b(f"zext i1 {b(f'fcmp une double {x}, 0.0')} to i64")))
+    _unary("not_f", "double", lambda b, x: ("i64", b(f"zext i1 {b(f'fcmp oeq double {x}, 0.0')} to i64")))
+    _unary("f32_to_f64", "double", lambda b, x: ("double", x))
+
+    def to_int(rounding):
+        def compute(b, x):
+            if rounding:
+                x = b(f"call double @llvm.{rounding}.f64(double {x})")
+            # within [-2**63, 2**63): NaN and infinities fail both tests
+            ok = b(f"and i1 {b(f'fcmp oge double {x}, -9.223372036854775808e18')}, "
+                   f"{b(f'fcmp olt double {x}, 9.223372036854775808e18')}")
+            b.guard(b(f"xor i1 {ok}, true"))
+            return "i64", b(f"fptosi double {x} to i64")
+        return compute
+    _unary("f2i", "double", to_int("trunc"))
+    _unary("floor_f2i", "double", to_int("floor"))
+    _unary("ceil_f2i", "double", to_int("ceil"))
+    _unary("isnan_f", "double", lambda b, x: ("i64", b(f"zext i1 {b(f'fcmp uno double {x}, 0.0')} to i64")))
+    _unary("isfinite_f", "double", lambda b, x: ("i64", b(f"zext i1 {b.finite(x)} to i64")))
+    def isinf(b, x):
+        ax = b(f"call double @llvm.fabs.f64(double {x})")
+        return "i64", b(f"zext i1 {b(f'fcmp oeq double {ax}, 0x7FF0000000000000')} to i64")
+    _unary("isinf_f", "double", isinf)
+
+    def sqrt(b, x):
+        b.guard(b(f"fcmp olt double {x}, 0.0"))       # -0.0 and NaN pass, as in CPython
+        return "double", b(f"call double @llvm.sqrt.f64(double {x})")
+    _unary("sqrt_f", "double", sqrt)
+    _unary("fabs_f", "double", lambda b, x: ("double", b(f"call double @llvm.fabs.f64(double {x})")))
+    for name in LIBM_1:
+        def libm1(b, x, name=name):
+            r = b(f"call double @{name}(double {x}) #1")
+            _math_errors(b, r, [x])
+            return "double", r
+        _unary(f"m_{name}", "double", libm1)
+    for name in ("atan2", "fmod"):
+        def libm2(b, x, y, name=name):
+            r = b(f"call double @{name}(double {x}, double {y}) #1")
+            _math_errors(b, r, [x, y])
+            return "double", r
+        _binary(f"m_{name}", "double", "double", libm2)
+
+
+def _math_errors(b, r, xs) -> None:
+    """CPython's math_1/math_2 rules: NaN from non-NaN arguments is a domain error, an
+    infinity from finite ones a range error; either way tier 0 raises it."""
+    any_nan = "false"
+    all_finite = "true"
+    for x in xs:
+        any_nan = b(f"or i1 {any_nan}, {b(f'fcmp uno double {x}, 0.0')}")
+        all_finite = b(f"and i1 {all_finite}, {b.finite(x)}")
+    r_nan = b(f"fcmp uno double {r}, 0.0")
+    r_inf = b(f"fcmp oeq double {b(f'call double @llvm.fabs.f64(double {r})')}, 0x7FF0000000000000")
+    not_nan = b(f"xor i1 {any_nan}, true")
+    bad = b(f"or i1 {b(f'and i1 {r_nan}, {not_nan}')}, {b(f'and i1 {r_inf}, {all_finite}')}")
+    b.guard(bad)
+
+
+def _branch(b: _Body, c: str) -> None:
+    b.do(f"br i1 {c}, label %yes, label %no")
+    b.label("yes")
+    b.jump("JT")
+    b.label("no")
+    b.jump("JF")
+
+
+# -- moves, control flow, ranges ----------------------------------------------------------------
+
+def _control_stencils() -> None:
+    b = _Body()
+    b.store("i64", b.load("i64", "A"), "C")
+    b.jump("NEXT")
+    _stencil("mov", b)
+    b = _Body()
+    b.store("i64", b(f"or i64 {b.load('i64', 'TA')}, {b.load('i64', 'TB')}"), "TC")
+    b.jump("NEXT")
+    _stencil("tag_or", b)
+    b = _Body()
+    b.jump("NEXT")
+    _stencil("jump", b)
+    b = _Body()
+    _branch(b, b(f"icmp ne i64 {b.load('i64', 'A')}, 0"))
+    _stencil("br_b", b)
+    # signal poll on loop back edges: PyErr_CheckSignals every 1024 of them (as the LLVM tier)
+    b = _Body()
+    counter = b("getelementptr i8, ptr %f, i64 8")
+    n = b(f"add i64 {b(f'load i64, ptr {counter}')}, 1")
+    b.do(f"store i64 {n}, ptr {b('getelementptr i8, ptr %f, i64 8')}")
+    due = b(f"icmp eq i64 {b(f'and i64 {n}, 1023')}, 0")
+    b.do(f"br i1 {due}, label %poll, label %go, !prof !0")
+    b.label("poll")
+    err = b(f"icmp ne i32 {b('call i32 @PyErr_CheckSignals()')}, 0")
+    b.do(f"br i1 {err}, label %raise, label %go")
+    b.label("raise")
+    b.do("ret i32 1")
+    b.label("go")
+    b.jump("NEXT")
+    _stencil("poll", b)
+
+    def range_len(b, start, stop):
+        step = b.load("i64", "D")
+        b.guard(b(f"icmp eq i64 {step}, 0"))           # ValueError in tier 0
+        up = b(f"icmp sgt i64 {step}, 0")
+        lo = b(f"select i1 {up}, i64 {start}, i64 {stop}")
+        hi = b(f"select i1 {up}, i64 {stop}, i64 {start}")
+        mag = b(f"select i1 {up}, i64 {step}, i64 {b(f'sub i64 0, {step}')}")
+        span = b(f"sub i64 {hi}, {lo}")                 # as unsigned: never overflows
+        span1 = b(f"sub i64 {span}, 1")
+        n = b(f"add i64 {b(f'udiv i64 {span1}, {mag}')}, 1")
+        return "i64", b(f"select i1 {b(f'icmp slt i64 {lo}, {hi}')}, i64 {n}, i64 0")
+    _binary("range_len", "i64", "i64", range_len)
+    def range_item(b, start, k):
+        step = b.load("i64", "D")
+        return "i64", b(f"add i64 {start}, {b(f'mul i64 {k}, {step}')}")
+    _binary("range_item", "i64", "i64", range_item)
+
+    def guard_range(b, x):
+        lo, hi = b.const("K"), b.const("K2")
+        b.guard(b(f"or i1 {b(f'icmp slt i64 {x}, {lo}')}, {b(f'icmp sgt i64 {x}, {hi}')}"))
+        return "i64", x
+    _unary("guard_range", "i64", guard_range)
+    b = _Body()
+    b.store("i64", b.const("K"), "C")
+    b.jump("NEXT")
+    _stencil("const", b)
+    # return: copy one slot to out[E], then status 0
+    b = _Body()
+    out = b("load ptr, ptr %f, align 8")
+    dst = b(f"getelementptr i8, ptr {out}, i64 ptrtoint (ptr @E to i64)")
+    b.do(f"store i64 {b.load('i64', 'A')}, ptr {dst}, align 8")
+    b.jump("NEXT")
+    _stencil("ret_copy", b)
+    b = _Body()
+    b.do("ret i32 0")
+    _stencil("ret", b)
+
+
+# -- deoptimisation, calls ----------------------------------------------------------------------
+
+def _call_stencils() -> None:
+    # deopt stub: K(frame address, K2) -> the call's result object (status 2) or NULL (status 1)
+    b = _Body()
+    fn = b("inttoptr i64 ptrtoint (ptr @K to i64) to ptr")
+    a0 = b("call ptr @PyLong_FromVoidPtr(ptr %f)")
+    a1 = b("call ptr @PyLong_FromLongLong(i64 ptrtoint (ptr @K2 to i64))")
+    r = b(f"call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr {fn}, ptr {a0}, ptr {a1}, ptr null)")
+    b.do(f"call void @Py_DecRef(ptr {a0})")
+    b.do(f"call void @Py_DecRef(ptr {a1})")
+    b.do(f"br i1 {b(f'icmp eq ptr {r}, null')}, label %err, label %ok")
+    b.label("err")
+    b.do("ret i32 1")
+    b.label("ok")
+    b.do(f"store ptr {r}, ptr {b('load ptr, ptr %f, align 8')}, align 8")
+    b.do("ret i32 2")
+    _stencil("deopt", b)
+    # a call into Python for an operation without a stencil: K(frame address) is True when
+    # it stored the result in the frame, False when tier 0 should do the operation instead
+    b = _Body()
+    fn = b("inttoptr i64 ptrtoint (ptr @K to i64) to ptr")
+    a0 = b("call ptr @PyLong_FromVoidPtr(ptr %f)")
+    r = b(f"call ptr @PyObject_CallOneArg(ptr {fn}, ptr {a0})")
+    b.do(f"call void @Py_DecRef(ptr {a0})")
+    b.do(f"br i1 {b(f'icmp eq ptr {r}, null')}, label %err, label %done")
+    b.label("err")
+    b.do("ret i32 1")
+    b.label("done")
+    b.do(f"call void @Py_DecRef(ptr {r})")
+    true = b("inttoptr i64 ptrtoint (ptr @K2 to i64) to ptr")
+    b.do(f"br i1 {b(f'icmp eq ptr {r}, {true}')}, label %ok, label %no")
+    b.label("no")
+    b.jump("DEOPT")
+    b.label("ok")
+    b.jump("NEXT")
+    _stencil("pyop", b)
+    # a call of another baseline function's core through its cell (K): arguments at slot A
+    # onwards, result at slot C onwards
+    b = _Body()
+    cell = b("inttoptr i64 ptrtoint (ptr @K to i64) to ptr")
+    fp = b(f"load ptr, ptr {cell}, align 8")
+    b.guard(b(f"icmp eq ptr {fp}, null"))
+    st = b(f"call i32 {fp}(ptr {b.slot('A')}, ptr {b.slot('C')})")
+    b.do(f"br i1 {b(f'icmp eq i32 {st}, 0')}, label %ok, label %other")
+    b.label("other")
+    b.do(f"br i1 {b(f'icmp eq i32 {st}, 1')}, label %err, label %deopted")
+    b.label("err")
+    b.do("ret i32 1")
+    b.label("deopted")
+    b.jump("DEOPT2")
+    b.label("ok")
+    b.jump("NEXT")
+    _stencil("call_jit", b)
+
+
+# -- arrays: slots obj, data, shape[3], strides[3] ------------------------------------------------
+
+ARRAY_SLOTS = 8
+NPY_WRITEABLE = 0x0400
+
+
+def _element(b: _Body, ndim: int) -> str:
+    """Address of a[i, j, k] (indices in slots B, D, E), with Python's negative indices and a
+    bounds guard."""
+    offset = "0"
+    for d, hole in enumerate(("B", "D", "E")[:ndim]):
+        i = b.load("i64", hole)
+        n = b.load("i64", "A", 16 + 8 * d)
+        j = b(f"select i1 {b(f'icmp slt i64 {i}, 0')}, i64 {b(f'add i64 {i}, {n}')}, i64 {i}")
+        b.guard(b(f"icmp uge i64 {j}, {n}"))
+        stride = b.load("i64", "A", 40 + 8 * d)
+        offset = b(f"add i64 {offset}, {b(f'mul i64 {j}, {stride}')}")
+    return b(f"getelementptr i8, ptr {b.load('ptr', 'A', 8)}, i64 {offset}")
+
+
+def _array_stencils() -> None:
+    for ndim in (1, 2, 3):
+        for name, (mem, widen) in ELEMS.items():
+            b = _Body()
+            v = b(f"load {mem}, ptr {_element(b, ndim)}, align 1")
+            if name == "b1":
+                v = b(f"zext i1 {b(f'icmp ne i8 {v}, 0')} to i64")
+                ty = "i64"
+            elif widen:
+                ty = "double" if widen == "fpext" else "i64"
+                v = b(f"{widen} {mem} {v} to {ty}")
+            else:
+                ty = mem
+            b.store(ty, v, "C")
+            b.jump("NEXT")
+            _stencil(f"getitem{ndim}_{name}", b)
+        # stores: a double into f64, an i64 (range-checked) into ints, a bool into b1
+        for name, (mem, _widen) in ELEMS.items():
+            if name == "f32":
+                continue
+            b = _Body()
+            obj = b.load("ptr", "A")
+            flags = b(f"load i32, ptr {b(f'getelementptr i8, ptr {obj}, i64 64')}, align 4")
+            b.guard(b(f"icmp eq i32 {b(f'and i32 {flags}, {NPY_WRITEABLE}')}, 0"))
+            if name == "f64":
+                v = b.load("double", "C")
+            else:
+                v = b.load("i64", "C")
+                if mem != "i64":
+                    bits = int(mem[1:])
+                    lo, hi = ((0, 2 ** bits - 1) if name[0] in "ub"
+                              else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1))
+                    b.guard(b(f"or i1 {b(f'icmp slt i64 {v}, {lo}')}, {b(f'icmp sgt i64 {v}, {hi}')}"))
+                    v = b(f"trunc i64 {v} to {mem}")
+            b.do(f"store {mem} {v}, ptr {_element(b, ndim)}, align 1")
+            b.jump("NEXT")
+            _stencil(f"setitem{ndim}_{name}", b)
+    # an int (exactly representable) into a float64 array
+    for ndim in (1, 2, 3):
+        b = _Body()
+        obj = b.load("ptr", "A")
+        flags = b(f"load i32, ptr {b(f'getelementptr i8, ptr {obj}, i64 64')}, align 4")
+        b.guard(b(f"icmp eq i32 {b(f'and i32 {flags}, {NPY_WRITEABLE}')}, 0"))
+        v = b(f"sitofp i64 {b.load('i64', 'C')} to double")
+        b.do(f"store double {v}, ptr {_element(b, ndim)}, align 1")
+        b.jump("NEXT")
+        _stencil(f"setitem{ndim}_f64_from_int", b)
+
+
+# -- the core prologue and the vectorcall entry -------------------------------------------------
+
+def _prologue() -> None:
+    """i32 core(ptr args, ptr out): a frame of K bytes; arguments (K2 slots) and constants
+    (E slots, from the table at address D... ) copied in; then the chain starting at BODY.
+
+    Holes: K frame bytes, K2 = argument slots | constant slots << 20 | max depth << 40,
+    TA the constant table's address (as a 32-bit PC-free absolute? no: see CORE), CALLEE the
+    process-wide count of active baseline calls, JT the deopt stub for frame state 0."""
+    lines = r"""
+define i32 @st_enter(ptr %args, ptr %out) #0 {
+entry:
+  %size = ptrtoint ptr @K to i64
+  %f = alloca i8, i64 %size, align 16
+  %counts = ptrtoint ptr @K2 to i64
+  %na = and i64 %counts, 1048575
+  %nc.s = lshr i64 %counts, 20
+  %nc = and i64 %nc.s, 1048575
+  %depth.max = lshr i64 %counts, 40
+  store ptr %out, ptr %f, align 8
+  %p1 = getelementptr i8, ptr %f, i64 8
+  store i64 0, ptr %p1, align 8
+  %p2 = getelementptr i8, ptr %f, i64 16
+  store i64 0, ptr %p2, align 8
+  %slots = getelementptr i8, ptr %f, i64 24
+  br label %args.loop
+args.loop:
+  %i = phi i64 [0, %entry], [%i2, %args.body]
+  %more = icmp ult i64 %i, %na
+  br i1 %more, label %args.body, label %consts
+args.body:
+  %src = getelementptr i64, ptr %args, i64 %i
+  %v = load i64, ptr %src, align 8
+  %dst = getelementptr i64, ptr %slots, i64 %i
+  store i64 %v, ptr %dst, align 8
+  %i2 = add i64 %i, 1
+  br label %args.loop
+consts:
+  %table = inttoptr i64 ptrtoint (ptr @K4 to i64) to ptr
+  %cslots = getelementptr i64, ptr %slots, i64 %na
+  br label %c.loop
+c.loop:
+  %j = phi i64 [0, %consts], [%j2, %c.body]
+  %cmore = icmp ult i64 %j, %nc
+  br i1 %cmore, label %c.body, label %run
+c.body:
+  %csrc = getelementptr i64, ptr %table, i64 %j
+  %cv = load i64, ptr %csrc, align 8
+  %cdst = getelementptr i64, ptr %cslots, i64 %j
+  store i64 %cv, ptr %cdst, align 8
+  %j2 = add i64 %j, 1
+  br label %c.loop
+run:
+  %active = inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr
+  %depth = load i64, ptr %active, align 8
+  %depth2 = add i64 %depth, 1
+  store i64 %depth2, ptr %active, align 8
+  %deep = icmp ugt i64 %depth2, %depth.max
+  br i1 %deep, label %too.deep, label %body
+body:
+  %s = call i32 @BODY(ptr %f)
+  br label %exit
+too.deep:
+  %s2 = call i32 @JT(ptr %f)
+  br label %exit
+exit:
+  %st = phi i32 [%s, %body], [%s2, %too.deep]
+  %d3 = load i64, ptr %active, align 8
+  %d4 = sub i64 %d3, 1
+  store i64 %d4, ptr %active, align 8
+  %own = load ptr, ptr %p2, align 8
+  %has = icmp ne ptr %own, null
+  br i1 %has, label %release, label %done
+release:
+  call void @Py_DecRef(ptr %own)
+  br label %done
+done:
+  ret i32 %st
+}
+"""
+    _STENCILS["enter"] = lines.lstrip("\n")
+
+
+# Argument and result kinds of the entry's descriptor (frame.py writes the descriptors).
+K_INT, K_FLOAT, K_BOOL, K_NPFLOAT, K_NPINT, K_ARRAY, K_NONE, K_TUPLE, K_UNION = range(1, 10)
+
+
+def _entry() -> None:
+    """PyObject *entry(self, args, nargsf, kwnames): unbox per the argument descriptor at K,
+    call CORE, box per the result descriptor at K2; anything unexpected -> self->fallback
+    (the fallback's offset in the entry object is E).
+
+    Argument records (4 x i64): kind, type object, extra, extra2. Result records: kind, type
+    object, extra, slot; a K_TUPLE record is followed by its items' records."""
+    text = r"""
+define internal ptr @box(i64 %kind, ptr %tp, i64 %extra, ptr %p) alwaysinline #0 {
+entry:
+  %v = load i64, ptr %p, align 8
+  switch i64 %kind, label %none [i64 1, label %int  i64 2, label %float  i64 3, label %bool
+                                 i64 4, label %npf  i64 5, label %npi  i64 9, label %union]
+int:
+  %r1 = call ptr @PyLong_FromLongLong(i64 %v)
+  ret ptr %r1
+float:
+  %d = bitcast i64 %v to double
+  %r2 = call ptr @PyFloat_FromDouble(double %d)
+  ret ptr %r2
+bool:
+  %t = icmp ne i64 %v, 0
+  %extra.p = inttoptr i64 %extra to ptr
+  %b = select i1 %t, ptr %tp, ptr %extra.p
+  call void @Py_IncRef(ptr %b)
+  ret ptr %b
+npf:
+  %d2 = bitcast i64 %v to double
+  %f = call ptr @PyFloat_FromDouble(double %d2)
+  br label %call.type
+npi:
+  %f2 = call ptr @PyLong_FromLongLong(i64 %v)
+  br label %call.type
+union:
+  %tagp = getelementptr i8, ptr %p, i64 8
+  %tag = load i64, ptr %tagp, align 8
+  %d3 = bitcast i64 %v to double
+  %f3 = call ptr @PyFloat_FromDouble(double %d3)
+  %is.np = icmp ne i64 %tag, 0
+  br i1 %is.np, label %call.type, label %plain
+plain:
+  ret ptr %f3
+call.type:
+  %x = phi ptr [%f, %npf], [%f2, %npi], [%f3, %union]
+  %x.null = icmp eq ptr %x, null
+  br i1 %x.null, label %fail, label %conv
+conv:
+  %r = call ptr @PyObject_CallOneArg(ptr %tp, ptr %x)
+  call void @Py_DecRef(ptr %x)
+  ret ptr %r
+fail:
+  ret ptr null
+none:
+  call void @Py_IncRef(ptr %tp)
+  ret ptr %tp
+}
+
+define ptr @st_entry(ptr %self, ptr %args, i64 %nargsf, ptr %kw) #0 {
+entry:
+  %desc = inttoptr i64 ptrtoint (ptr @K to i64) to ptr
+  %rdesc = inttoptr i64 ptrtoint (ptr @K2 to i64) to ptr
+  %out = alloca [16 x i64], align 16
+  %ovf = alloca i32, align 4
+  %nargs = and i64 %nargsf, 9223372036854775807
+  %want = load i64, ptr %desc, align 8
+  %nslots.p = getelementptr i64, ptr %desc, i64 1
+  %nslots = load i64, ptr %nslots.p, align 8
+  %buf = alloca i64, i64 %nslots, align 16
+  %n.ok = icmp eq i64 %nargs, %want
+  %kw.ok = icmp eq ptr %kw, null
+  %ok = and i1 %n.ok, %kw.ok
+  br i1 %ok, label %loop, label %fallback
+loop:
+  %i = phi i64 [0, %entry], [%i2, %next]
+  %slot = phi i64 [0, %entry], [%slot2, %next]
+  %more = icmp ult i64 %i, %nargs
+  br i1 %more, label %arg, label %call
+arg:
+  %ap = getelementptr ptr, ptr %args, i64 %i
+  %o = load ptr, ptr %ap, align 8
+  %rec.i = mul i64 %i, 4
+  %rec.j = add i64 %rec.i, 2
+  %rec = getelementptr i64, ptr %desc, i64 %rec.j
+  %kind = load i64, ptr %rec, align 8
+  %tp.p = getelementptr i64, ptr %rec, i64 1
+  %tp = load ptr, ptr %tp.p, align 8
+  %x1.p = getelementptr i64, ptr %rec, i64 2
+  %x1 = load i64, ptr %x1.p, align 8
+  %x2.p = getelementptr i64, ptr %rec, i64 3
+  %x2 = load i64, ptr %x2.p, align 8
+  %typ.p = getelementptr i8, ptr %o, i64 8
+  %typ = load ptr, ptr %typ.p, align 8
+  %dst = getelementptr i64, ptr %buf, i64 %slot
+  %is.bool = icmp eq i64 %kind, 3
+  %is.none = icmp eq i64 %kind, 7
+  %by.id = or i1 %is.bool, %is.none
+  br i1 %by.id, label %identity, label %bytype
+bytype:
+  %same = icmp eq ptr %typ, %tp
+  br i1 %same, label %dispatch, label %fallback
+dispatch:
+  switch i64 %kind, label %fallback [i64 1, label %k.int  i64 2, label %k.float
+                                     i64 4, label %k.npf  i64 5, label %k.npi
+                                     i64 6, label %k.array]
+k.int:
+  store i32 0, ptr %ovf, align 4
+  %iv = call i64 @PyLong_AsLongLongAndOverflow(ptr %o, ptr %ovf)
+  %of = load i32, ptr %ovf, align 4
+  %of.bad = icmp ne i32 %of, 0
+  br i1 %of.bad, label %fallback, label %k.int.ok
+k.int.ok:
+  store i64 %iv, ptr %dst, align 8
+  br label %next1
+k.float:
+  %fp = getelementptr i8, ptr %o, i64 16
+  %fv = load i64, ptr %fp, align 8
+  store i64 %fv, ptr %dst, align 8
+  br label %next1
+k.npf:
+  %nfp = getelementptr i8, ptr %o, i64 16
+  %is.f32 = icmp eq i64 %x1, 4
+  br i1 %is.f32, label %k.npf32, label %k.npf64
+k.npf64:
+  %nfv = load i64, ptr %nfp, align 8
+  store i64 %nfv, ptr %dst, align 8
+  br label %next1
+k.npf32:
+  %nf32 = load float, ptr %nfp, align 4
+  %nf64 = fpext float %nf32 to double
+  store double %nf64, ptr %dst, align 8
+  br label %next1
+k.npi:
+  %nip = getelementptr i8, ptr %o, i64 16
+  switch i64 %x1, label %fallback [i64 1, label %s8  i64 2, label %s16  i64 4, label %s32
+                                   i64 8, label %s64  i64 257, label %u8  i64 258, label %u16
+                                   i64 260, label %u32]
+s8:
+  %v8 = load i8, ptr %nip, align 1
+  %w8 = sext i8 %v8 to i64
+  br label %npi.store
+s16:
+  %v16 = load i16, ptr %nip, align 2
+  %w16 = sext i16 %v16 to i64
+  br label %npi.store
+s32:
+  %v32 = load i32, ptr %nip, align 4
+  %w32 = sext i32 %v32 to i64
+  br label %npi.store
+s64:
+  %w64 = load i64, ptr %nip, align 8
+  br label %npi.store
+u8:
+  %uv8 = load i8, ptr %nip, align 1
+  %uw8 = zext i8 %uv8 to i64
+  br label %npi.store
+u16:
+  %uv16 = load i16, ptr %nip, align 2
+  %uw16 = zext i16 %uv16 to i64
+  br label %npi.store
+u32:
+  %uv32 = load i32, ptr %nip, align 4
+  %uw32 = zext i32 %uv32 to i64
+  br label %npi.store
+npi.store:
+  %nv = phi i64 [%w8, %s8], [%w16, %s16], [%w32, %s32], [%w64, %s64], [%uw8, %u8], [%uw16, %u16], [%uw32, %u32]
+  store i64 %nv, ptr %dst, align 8
+  br label %next1
+k.array:
+  ; x1: scalar type object of the dtype; x2: ndim | C-contiguous << 8
+  %descr.p = getelementptr i8, ptr %o, i64 56
+  %descr = load ptr, ptr %descr.p, align 8
+  %dtt.p = getelementptr i8, ptr %descr, i64 16
+  %dtt = load i64, ptr %dtt.p, align 8
+  %dt.ok = icmp eq i64 %dtt, %x1
+  %bo.p = getelementptr i8, ptr %descr, i64 26
+  %bo = load i8, ptr %bo.p, align 1
+  %bo.ok = icmp ne i8 %bo, 62
+  %nd.p = getelementptr i8, ptr %o, i64 24
+  %nd = load i32, ptr %nd.p, align 4
+  %nd64 = zext i32 %nd to i64
+  %want.nd = and i64 %x2, 255
+  %nd.ok = icmp eq i64 %nd64, %want.nd
+  %flags.p = getelementptr i8, ptr %o, i64 64
+  %flags = load i32, ptr %flags.p, align 4
+  %cc = and i32 %flags, 1
+  %cc64 = zext i32 %cc to i64
+  %want.c = lshr i64 %x2, 8
+  %c.ok = icmp eq i64 %cc64, %want.c
+  %a1 = and i1 %dt.ok, %bo.ok
+  %a2 = and i1 %nd.ok, %c.ok
+  %a3 = and i1 %a1, %a2
+  br i1 %a3, label %k.array.ok, label %fallback
+k.array.ok:
+  store ptr %o, ptr %dst, align 8
+  %data.p = getelementptr i8, ptr %o, i64 16
+  %data = load i64, ptr %data.p, align 8
+  %d1 = getelementptr i64, ptr %dst, i64 1
+  store i64 %data, ptr %d1, align 8
+  %dims.p = getelementptr i8, ptr %o, i64 32
+  %dims = load ptr, ptr %dims.p, align 8
+  %strides.p = getelementptr i8, ptr %o, i64 40
+  %strides = load ptr, ptr %strides.p, align 8
+  br label %dim.loop
+dim.loop:
+  %d = phi i64 [0, %k.array.ok], [%d.next, %dim.body]
+  %d.more = icmp ult i64 %d, %nd64
+  br i1 %d.more, label %dim.body, label %next8
+dim.body:
+  %ext.p = getelementptr i64, ptr %dims, i64 %d
+  %ext = load i64, ptr %ext.p, align 8
+  %sd.i = add i64 %d, 2
+  %sd = getelementptr i64, ptr %dst, i64 %sd.i
+  store i64 %ext, ptr %sd, align 8
+  %st.p = getelementptr i64, ptr %strides, i64 %d
+  %stv = load i64, ptr %st.p, align 8
+  %td.i = add i64 %d, 5
+  %td = getelementptr i64, ptr %dst, i64 %td.i
+  store i64 %stv, ptr %td, align 8
+  %d.next = add i64 %d, 1
+  br label %dim.loop
+identity:
+  ; bool: tp is True, x1 is False; None: tp is None (no slot)
+  %is.t = icmp eq ptr %o, %tp
+  %x1.p2 = inttoptr i64 %x1 to ptr
+  %is.f = icmp eq ptr %o, %x1.p2
+  br i1 %is.none, label %k.none, label %k.bool
+k.none:
+  br i1 %is.t, label %next0, label %fallback
+k.bool:
+  %tf = or i1 %is.t, %is.f
+  br i1 %tf, label %k.bool.ok, label %fallback
+k.bool.ok:
+  %bv = zext i1 %is.t to i64
+  store i64 %bv, ptr %dst, align 8
+  br label %next1
+next0:
+  br label %next
+next1:
+  br label %next
+next8:
+  br label %next
+next:
+  %w = phi i64 [0, %next0], [1, %next1], [8, %next8]
+  %slot2 = add i64 %slot, %w
+  %i2 = add i64 %i, 1
+  br label %loop
+call:
+  %st = call i32 @CORE(ptr %buf, ptr %out)
+  switch i32 %st, label %error [i32 0, label %done  i32 2, label %deopted]
+deopted:
+  %obj = load ptr, ptr %out, align 8
+  ret ptr %obj
+error:
+  ret ptr null
+done:
+  %rkind = load i64, ptr %rdesc, align 8
+  %rtp.p = getelementptr i64, ptr %rdesc, i64 1
+  %rtp = load ptr, ptr %rtp.p, align 8
+  %rx.p = getelementptr i64, ptr %rdesc, i64 2
+  %rx = load i64, ptr %rx.p, align 8
+  %is.tuple = icmp eq i64 %rkind, 8
+  br i1 %is.tuple, label %tuple, label %scalar
+scalar:
+  %res = call ptr @box(i64 %rkind, ptr %rtp, i64 %rx, ptr %out)
+  ret ptr %res
+tuple:
+  %tup = call ptr @PyTuple_New(i64 %rx)
+  %tup.null = icmp eq ptr %tup, null
+  br i1 %tup.null, label %error, label %items
+items:
+  %k = phi i64 [0, %tuple], [%k2, %item.ok]
+  %kmore = icmp ult i64 %k, %rx
+  br i1 %kmore, label %item, label %items.done
+item:
+  %ri = mul i64 %k, 4
+  %ri2 = add i64 %ri, 4
+  %irec = getelementptr i64, ptr %rdesc, i64 %ri2
+  %ikind = load i64, ptr %irec, align 8
+  %itp.p = getelementptr i64, ptr %irec, i64 1
+  %itp = load ptr, ptr %itp.p, align 8
+  %ix.p = getelementptr i64, ptr %irec, i64 2
+  %ix = load i64, ptr %ix.p, align 8
+  %islot.p = getelementptr i64, ptr %irec, i64 3
+  %islot = load i64, ptr %islot.p, align 8
+  %ip = getelementptr i64, ptr %out, i64 %islot
+  %iobj = call ptr @box(i64 %ikind, ptr %itp, i64 %ix, ptr %ip)
+  %iobj.null = icmp eq ptr %iobj, null
+  br i1 %iobj.null, label %item.fail, label %item.ok
+item.fail:
+  call void @Py_DecRef(ptr %tup)
+  ret ptr null
+item.ok:
+  %kk = add i64 %k, 3
+  %item.p = getelementptr ptr, ptr %tup, i64 %kk
+  store ptr %iobj, ptr %item.p, align 8
+  %k2 = add i64 %k, 1
+  br label %items
+items.done:
+  ret ptr %tup
+fallback:
+  %fb.p = getelementptr i8, ptr %self, i64 ptrtoint (ptr @E to i64)
+  %fb = load ptr, ptr %fb.p, align 8
+  %r = tail call ptr @PyObject_Vectorcall(ptr %fb, ptr %args, i64 %nargsf, ptr %kw)
+  ret ptr %r
+}
+"""
+    _STENCILS["entry"] = text.lstrip("\n")
+
+
+def module_text(triple: str, data_layout: str) -> str:
+    """The whole library as one LLVM module."""
+    if not _STENCILS:
+        _int_stencils()
+        _float_stencils()
+        _control_stencils()
+        _call_stencils()
+        _array_stencils()
+        _prologue()
+        _entry()
+    parts = [f'target triple = "{triple}"', f'target datalayout = "{data_layout}"']
+    parts += [f"@{h} = external dso_local global i8" for h in SMALL_HOLES]
+    parts += [f'@{h} = external dso_local global i8, code_model "large"'
+              for h in LARGE_HOLES + ("K3", "K4")]
+    parts += [f"declare dso_local i32 @{h}(ptr)" for h in JUMP_HOLES if h != "CORE"]
+    parts.append("declare dso_local i32 @CORE(ptr, ptr)")
+    parts += [f"declare dso_local {d.split(' ', 1)[1]}" for d in C_FUNCTIONS.values()]
+    parts += [f"declare dso_local double @{n}(double)" for n in LIBM_1]
+    parts += [f"declare dso_local double @{n}(double, double)" for n in LIBM_2]
+    for t in ("sadd", "ssub", "smul"):
+        parts.append(f"declare {{i64, i1}} @llvm.{t}.with.overflow.i64(i64, i64)")
+    for f in ("fabs", "floor", "ceil", "trunc", "sqrt"):
+        parts.append(f"declare double @llvm.{f}.f64(double)")
+    parts.append("declare double @llvm.copysign.f64(double, double)")
+    parts += list(_STENCILS.values())
+    parts.append('attributes #0 = { nounwind "no-jump-tables"="true" "frame-pointer"="none" }')
+    parts.append("attributes #1 = { nobuiltin }")
+    parts.append('!0 = !{!"branch_weights", i32 1, i32 2000}')
+    return "\n".join(parts) + "\n"
+
+
+def stencil_names() -> list[str]:
+    if not _STENCILS:
+        module_text("", "")
+    return sorted(_STENCILS)
