@@ -164,7 +164,8 @@ def print_report(sampler: Sampler | None = None, file=None) -> None:
         return
     table = Table(title="tierjit report", title_justify="left")
     for h in HEADERS:
-        table.add_column(h, overflow="fold", justify="right" if h == "calls" else "left")
+        table.add_column(h, overflow="fold", justify="right" if h == "calls" else "left",
+                         no_wrap=h == "function")
     for r in rows:
         table.add_row(*cells(r))
     table.add_section()
