@@ -28,7 +28,7 @@ import numpy as np
 
 # The tiers every differential test runs, besides the CPython reference. A new tier (such as
 # "baseline" for copy-and-patch) is a one-line addition here.
-TIERS: tuple[str, ...] = ("interp", "opt")
+TIERS: tuple[str, ...] = ("interp", "baseline", "opt")
 
 CPYTHON = "cpython"  # the reference "tier": the identity decorator
 DEFAULT = "default"  # plain ``@tierjit.jit``: tier "auto", moving up as the program gets hot

@@ -146,6 +146,8 @@ class CallOps:
                 spec = callee.specialise(key)        # compiles the callee now
             if spec.gave_up is not None:
                 return None             # its native code keeps deoptimising: call its entry
+            if getattr(spec.native, "tier", None) == "baseline":
+                return None             # copy-and-patch code has its own ABI: call its entry
             if spec.native is not None:
                 if spec.typed.return_type != rt:
                     return None

@@ -415,7 +415,8 @@ class Selection:
         t, kind, holes = e
         v = ins.args[-1]
         vt = v.type
-        if kind == "f64" and (vt == FLOAT or fr.is_np_float(vt) and vt.py.__name__ == "float64"):
+        if kind == "f64" and (vt == FLOAT or fr.float_union(vt)
+                              or fr.is_np_float(vt) and vt.py.__name__ == "float64"):
             name = "f64"
         elif kind == "f64" and _is_int(vt):
             name = "f64_from_int"

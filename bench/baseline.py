@@ -1,0 +1,140 @@
+"""The baseline tier side by side: compile time against LLVM -O0, code speed against CPython
+and the LLVM tier.
+
+    bench/baseline.py [--kernels fib,nbody] [--scale quick|bench] [--repeat N]
+
+Compile time: one 10-operation function and each kernel's functions, typed and optimised
+once; then copy-and-patch (`compile_baseline`, Python work included) and the LLVM tier at -O0
+(IR generation and LLVM) are timed on that same typed IR, best of several.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH.parent))
+
+import tierjit  # noqa: E402
+from tierjit.runtime.dispatch import dispatcher_of  # noqa: E402
+
+TEN_OPS = """
+def ten(a, b):
+    c = a + b
+    d = c * a
+    e = d - b
+    f = e * 3
+    g = f + 7
+    h = g * c
+    i = h - d
+    j = i + e
+    k = j * 2
+    return k - a
+"""
+
+
+def _best(fn, n: int) -> float:
+    best = math.inf
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def compile_times(d, key) -> tuple[float, float]:
+    """(baseline, LLVM -O0) seconds to compile d's specialisation `key` from typed IR."""
+    from tierjit.backends.llvm import codegen, engine
+    from tierjit.backends.stencils.code import compile_baseline
+    spec = d.specs[key]
+    t_base = _best(lambda: compile_baseline(d, spec), 200)
+    real = engine.compile_ir
+    engine.compile_ir = lambda text, opt=0: real(text, opt=0)
+    try:
+        t_llvm = _best(lambda: codegen.compile_native(d, spec), 10)
+    finally:
+        engine.compile_ir = real
+    return t_base, t_llvm
+
+
+def load_kernel(name: str, tier: str | None):
+    spec = importlib.util.spec_from_file_location(f"k_{name}_{tier}", BENCH / "kernels" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    if tier is not None:
+        for f in mod.JIT:
+            setattr(mod, f, tierjit.jit(getattr(mod, f), tier=tier))
+    return mod
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--kernels", default="fib,mandelbrot,closest,nbody,spectral_norm,sieve,"
+                   "collatz,mc_pi,sum_sqrt,matmul")
+    p.add_argument("--scale", default="quick", choices=("quick", "bench"))
+    p.add_argument("--repeat", type=int, default=3)
+    opts = p.parse_args(argv)
+
+    import linecache
+    import tempfile
+    src = Path(tempfile.mkdtemp()) / "ten.py"
+    src.write_text(TEN_OPS)
+    ns: dict = {}
+    exec(compile(TEN_OPS, str(src), "exec"), ns)
+    linecache.checkcache(str(src))
+    ten = tierjit.jit(ns["ten"], tier="baseline")
+    ten(3, 4)
+    d = dispatcher_of(ten)
+    key = next(iter(d.specs))
+    tb, tl = compile_times(d, key)
+    print(f"compile, 10-op function: baseline {tb * 1e6:8.1f} us   LLVM -O0 {tl * 1e6:8.1f} us"
+          f"   ratio {tl / tb:6.1f}x")
+    rows = []
+    for name in opts.kernels.split(","):
+        base = load_kernel(name, "baseline")
+        opt = load_kernel(name, "opt")
+        py = load_kernel(name, None)
+        scale = base.SCALES[opts.scale]
+        args = base.setup(scale)
+        entry = base.ENTRY
+        t0 = time.perf_counter()
+        r_base = getattr(base, entry)(*base.setup(scale))
+        first = time.perf_counter() - t0
+        compiled = [dispatcher_of(getattr(base, f)) for f in base.JIT]
+        tiers = {f: [s.tier for s in c.specs.values() if s.requested] for f, c in
+                 zip(base.JIT, compiled)}
+        in_base = all(t and all(x == "baseline" for x in ts) for ts in tiers.values()
+                      for t in [ts])
+        t_base = _best(lambda: getattr(base, entry)(*args), opts.repeat)
+        getattr(opt, entry)(*opt.setup(scale))
+        t_opt = _best(lambda: getattr(opt, entry)(*args), opts.repeat)
+        t_py = _best(lambda: getattr(py, entry)(*py.setup(scale)), 1)
+        r_py = getattr(py, entry)(*py.setup(scale))
+        same = repr(r_py) == repr(r_base)
+        cts = []
+        for c in compiled:
+            for k, s in c.specs.items():
+                if s.tier == "baseline":
+                    cts.append(compile_times(c, k))
+        rows.append((name, t_py, t_base, t_opt, first, in_base, same, cts))
+        print(f"{name:14s} cpython {t_py * 1e3:9.2f} ms  baseline {t_base * 1e3:8.2f} ms "
+              f"({t_py / t_base:6.1f}x cpython, {t_base / t_opt:5.2f}x llvm)  llvm {t_opt * 1e3:8.2f} ms"
+              f"  first baseline call {first * 1e3:8.2f} ms  all-baseline={in_base} same={same}  "
+              + "  ".join(f"compile {a * 1e6:.0f}us vs -O0 {b * 1e6:.0f}us" for a, b in cts),
+              flush=True)
+    ok = [r for r in rows if r[5]]
+    if ok:
+        g_py = math.exp(sum(math.log(r[1] / r[2]) for r in ok) / len(ok))
+        g_llvm = math.exp(sum(math.log(r[2] / r[3]) for r in ok) / len(ok))
+        print(f"geomean over {len(ok)} kernels in baseline: {g_py:.1f}x faster than CPython, "
+              f"{g_llvm:.2f}x the LLVM tier's time")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
