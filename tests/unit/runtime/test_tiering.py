@@ -61,9 +61,10 @@ def test_config_override_restores():
 def test_config_from_environment():
     c = Config({"TIERJIT_HOT_CALLS": "never", "TIERJIT_HOT_MS": "2.5",
                 "TIERJIT_BACKGROUND": "0", "TIERJIT_MAX_DEOPTS": "7", "TIERJIT_LOG": "1",
-                "TIERJIT_MAX_SPECIALISATIONS": "3"})
+                "TIERJIT_MAX_SPECIALISATIONS": "3", "TIERJIT_PERF": "1"})
     assert c.as_dict() == {"hot_calls": None, "hot_seconds": 0.0025, "background": False,
-                           "max_deopts": 7, "max_specialisations": 3, "log": True}
+                           "max_deopts": 7, "max_specialisations": 3, "log": True,
+                           "perf": True}
     with pytest.warns(RuntimeWarning, match="TIERJIT_HOT_CALLS='lots' ignored"):
         bad = Config({"TIERJIT_HOT_CALLS": "lots"})
     assert bad.hot_calls == Config().hot_calls
