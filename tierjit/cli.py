@@ -98,7 +98,9 @@ def _run(opts: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if opts.perf:
         from . import config
         config.perf = True
+    from .runtime.script import register_exit
     from .tools.session import Session
+    register_exit()                 # before the session's: the report comes before a SIGINT exit
     Session(report=opts.report, trace=opts.trace, plot=opts.plot).start()
     return run_script(opts.script, opts.args, Selection([], opts.include, opts.exclude))
 

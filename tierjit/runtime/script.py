@@ -53,8 +53,7 @@ def run_script(script: str, args: list[str], selection: importhook.Selection) ->
     sys.modules["__main__"] = module
     importhook.install(selection)
     tracebacks.install()
-    import atexit
-    atexit.register(_exit_by_sigint)       # first registered: runs after the script's own
+    register_exit()
     try:
         code = importhook.compile_jitted(source, path, "__main__", selection)
     except SyntaxError as e:
@@ -120,6 +119,19 @@ def _print_uncaught(e: BaseException, code: types.CodeType | None) -> None:
     tracebacks.strip(e, start=code)
     sys.last_type, sys.last_value, sys.last_traceback = type(e), e, e.__traceback__
     sys.excepthook(type(e), e, e.__traceback__)
+
+
+def register_exit() -> None:
+    """Register the SIGINT exit (once). Exit handlers run last-registered first, so whatever
+    must run before it (tierjit run's report) registers after this."""
+    global _exit_registered
+    if not _exit_registered:
+        import atexit
+        atexit.register(_exit_by_sigint)
+        _exit_registered = True
+
+
+_exit_registered = False
 
 
 def _exit_by_sigint() -> None:
