@@ -33,8 +33,14 @@ CONFIGS = {
     "hot0-background": {"hot_calls": 0, "hot_seconds": None, "background": True},
     # the shipped defaults (1000 calls or 5 ms): the hot loops get compiled in the background
     "default": {},
-    # never compiled: the cold path (counter and clock) all the way
+    # never compiled: the cold path (counter and clock) all the way; loops in counting tier 0
     "never": {"hot_calls": None, "hot_seconds": None},
+    # never hot, no counting tier 0: the original functions all the way
+    "never-no-osr": {"hot_calls": None, "hot_seconds": None, "osr_backedges": None},
+    # OSR at the first loop iteration of every call, compiled by that iteration
+    "osr1": {"hot_calls": None, "hot_seconds": None, "osr_backedges": 1, "background": False},
+    # OSR requested after 3 iterations, built while the loop goes on
+    "osr3-background": {"hot_calls": None, "hot_seconds": None, "osr_backedges": 3},
 }
 PER_TOPIC = 3
 SUBSET = [p for topic in TOPICS for p in topic.PROGRAMS[:PER_TOPIC]]

@@ -275,7 +275,7 @@ class Lowering:
             return None
         if it.func.id in self.locals:
             return None
-        r = resolve_name(self.pyfunc, it.func.id)
+        r = resolve_name(self.pyfunc, it.func.id, self.fn.free)
         if r is None or r.kind != "builtin" or r.name != "range":
             return None
         if it.keywords or not 1 <= len(it.args) <= 3:
@@ -333,7 +333,7 @@ class Lowering:
     def resolve(self, node: ast.expr) -> Resolved | None:
         """Resolve a global name or a module attribute chain at compile time."""
         if isinstance(node, ast.Name) and node.id not in self.locals:
-            return resolve_name(self.pyfunc, node.id)
+            return resolve_name(self.pyfunc, node.id, self.fn.free)
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
             return resolve_attr(base, node.attr) if base is not None else None
@@ -357,7 +357,7 @@ class Lowering:
     def expr_Name(self, e: ast.Name) -> Value:
         if e.id in self.locals:
             return self.read_name(e.id, e.lineno)
-        r = resolve_name(self.pyfunc, e.id)
+        r = resolve_name(self.pyfunc, e.id, self.fn.free)
         if r is None:
             raise Unsupported(f"name '{e.id}' is not defined", e.lineno)
         if r.kind == "const":

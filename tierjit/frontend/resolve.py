@@ -62,23 +62,40 @@ def classify(obj: Any, name: str) -> Resolved:
     return Resolved("other", obj, name)
 
 
-def resolve_name(fn, name: str) -> Resolved | None:
-    """Resolve a free name of the Python function `fn`; None when CPython would fail."""
+def lookup(fn, name: str) -> Any:
+    """The object the free name `name` of `fn` refers to now (_MISSING if none), found as
+    CPython finds it: closure cell, globals, builtins."""
     code = fn.__code__
     if fn.__closure__ and name in code.co_freevars:
-        cell = fn.__closure__[code.co_freevars.index(name)]
         try:
-            return classify(cell.cell_contents, name)
+            return fn.__closure__[code.co_freevars.index(name)].cell_contents
         except ValueError:       # empty cell: NameError at run time
-            return None
+            return _MISSING
     g = fn.__globals__
-    if name in g:
-        return classify(g[name], name)
+    try:
+        return g[name]
+    except KeyError:
+        pass
     b = g.get("__builtins__", builtins)
     b = b.__dict__ if isinstance(b, types.ModuleType) else b
-    if name in b:
-        return classify(b[name], name)
-    return None
+    return b.get(name, _MISSING)
+
+
+def resolve_name(fn, name: str, seen: dict[str, Any] | None = None) -> Resolved | None:
+    """Resolve a free name of the Python function `fn`; None when CPython would fail.
+    `seen` collects name -> object, for `unchanged`."""
+    obj = lookup(fn, name)
+    if seen is not None:
+        seen[name] = obj
+    return None if obj is _MISSING else classify(obj, name)
+
+
+def unchanged(fn, seen: dict[str, Any]) -> bool:
+    """Do the free names of `fn` still refer to the objects they did when it was lowered?"""
+    for name, obj in seen.items():
+        if lookup(fn, name) is not obj:
+            return False
+    return True
 
 
 def resolve_attr(base: Resolved, attr: str) -> Resolved | None:

@@ -15,7 +15,7 @@ def clone(fn: Function) -> Function:
         return y
 
     out = Function(fn.name, list(fn.arg_names), first_line=fn.first_line,
-                   filename=fn.filename, next_value_id=fn.next_value_id)
+                   filename=fn.filename, next_value_id=fn.next_value_id, free=fn.free)
     bmap = {b: Block(b.id) for b in fn.blocks}
     for b in fn.blocks:
         nb = bmap[b]

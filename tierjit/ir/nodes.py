@@ -86,6 +86,8 @@ class Function:
     first_line: int = 0
     filename: str = "<unknown>"
     next_value_id: int = 0
+    # free name -> the object it named when lowered: what the IR baked in (frontend.resolve)
+    free: dict[str, Any] = field(default_factory=dict)
 
     @property
     def entry(self) -> Block:

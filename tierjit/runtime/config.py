@@ -15,6 +15,9 @@ with a warning and the default is kept):
     TIERJIT_MAX_DEOPTS=K          deopts after which a specialisation's native code is dropped
                                   (default 100)
     TIERJIT_MAX_SPECIALISATIONS=N type specialisations per function (default 8)
+    TIERJIT_OSR_BACKEDGES=N|never loop iterations after which a call running a loop in tier 0
+                                  moves into native code (OSR; default 1000)
+    TIERJIT_SPECIALISE_VALUES=1|0 compile constant arguments in (default 1)
     TIERJIT_LOG=1                 print one line per event (compile, tier-up, deopt, give-up)
                                   to stderr as it happens
     TIERJIT_PERF=1                append every native code region to /tmp/perf-<pid>.map for
@@ -31,7 +34,7 @@ import os
 _INF = float("inf")
 
 _FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log",
-           "perf")
+           "osr_backedges", "perf", "specialise_values")
 
 
 class Config:
@@ -50,6 +53,14 @@ class Config:
                                 further signatures run as CPython.
     log: bool                   print every event to stderr as it happens.
     perf: bool                  write /tmp/perf-<pid>.map for Linux perf (runtime.perfmap).
+    osr_backedges: int | None   a tier="auto" function with loops runs its cold calls in tier 0,
+                                which counts loop iterations: after this many, a long call moves
+                                into native code compiled for the rest of its loop (OSR), and
+                                asks again every as many iterations while that code is being
+                                built. None: never (cold calls run as CPython).
+    specialise_values: bool     arguments that were the same int, bool or float in every
+                                sampled cold call are compiled in as constants, behind an entry
+                                guard; another value switches the function to a generic version.
     """
 
     __slots__ = _FIELDS + ("_calls_at", "_seconds_at")
@@ -61,6 +72,8 @@ class Config:
     max_specialisations: int
     log: bool
     perf: bool
+    osr_backedges: int | None
+    specialise_values: bool
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
         set_ = object.__setattr__
@@ -73,6 +86,8 @@ class Config:
         self.max_specialisations = 8
         self.log = False
         self.perf = False
+        self.osr_backedges = 1000
+        self.specialise_values = True
         if env is not None:
             self._read_env(env)
 
@@ -80,15 +95,18 @@ class Config:
         if name not in _FIELDS:
             raise AttributeError(f"tierjit.config has no setting {name!r}; "
                                  f"the settings are {', '.join(_FIELDS)}")
-        if name in ("background", "log", "perf"):
+        if name in ("background", "log", "perf", "specialise_values"):
             if not isinstance(value, bool):
                 raise TypeError(f"tierjit.config.{name} must be a bool, got {value!r}")
-        elif name in ("hot_calls", "max_deopts", "max_specialisations"):
-            if value is None and name == "hot_calls":
+        elif name in ("hot_calls", "max_deopts", "max_specialisations", "osr_backedges"):
+            never = name in ("hot_calls", "osr_backedges")
+            if value is None and never:
                 pass
-            elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                extra = " or None (never)" if name == "hot_calls" else ""
-                raise TypeError(f"tierjit.config.{name} must be an int >= 0{extra}, "
+            elif (isinstance(value, bool) or not isinstance(value, int) or value < 0
+                  or name == "osr_backedges" and value == 0):
+                low = 1 if name == "osr_backedges" else 0
+                extra = " or None (never)" if never else ""
+                raise TypeError(f"tierjit.config.{name} must be an int >= {low}{extra}, "
                                 f"got {value!r}")
         elif name == "hot_seconds":
             if value is not None and (isinstance(value, bool) or
@@ -123,6 +141,8 @@ class Config:
             "TIERJIT_MAX_SPECIALISATIONS": ("max_specialisations", int),
             "TIERJIT_LOG": ("log", _flag),
             "TIERJIT_PERF": ("perf", _flag),
+            "TIERJIT_OSR_BACKEDGES": ("osr_backedges", _int_or_never),
+            "TIERJIT_SPECIALISE_VALUES": ("specialise_values", _flag),
         }
         for var, (name, parse) in parsers.items():
             text = env.get(var)

@@ -59,7 +59,7 @@ class Specialisation:
 
     __slots__ = ("arg_types", "typed", "tier0", "native", "tier", "reason", "resumes",
                  "deopts", "core_cell", "requested", "built", "gave_up", "error", "installed",
-                 "deopt_count", "queued_at")
+                 "deopt_count", "queued_at", "values", "value_spec")
 
     def __init__(self, arg_types: "tuple[Type, ...]") -> None:
         self.arg_types = arg_types
@@ -78,13 +78,17 @@ class Specialisation:
         self.installed = False                  # its native entry is in the dispatch slot
         self.deopt_count = 0
         self.queued_at = 0.0
+        # Value specialisation (passes.values): on the version compiled for constant
+        # arguments, {argument index: value}; on a generic one, that version while it is used.
+        self.values: dict[int, Any] | None = None
+        self.value_spec: Specialisation | None = None
 
     @property
     def runs_native(self) -> bool:
         return self.native is not None and self.gave_up is None
 
     def __repr__(self) -> str:
-        return f"<Specialisation {_fmt_types(self.arg_types)} {self.tier}>"
+        return f"<Specialisation {_fmt_types(self.arg_types, self.values)} {self.tier}>"
 
 
 class Dispatcher:
@@ -121,6 +125,13 @@ class Dispatcher:
         # without typing the arguments (a build is on its way, or nothing can be compiled).
         self.cold = tier == "auto"
         self.bypass = False
+        # Counting tier 0 with OSR (runtime.osr) for the cold calls of a function with loops:
+        # None until the first cold call decides, then an OsrEntries or False.
+        self.counting: Any = None if tier == "auto" else False
+        # Value profile of the cold calls: per argument its value while it has been the same
+        # in every sampled call, else _VARIES; False once nothing is constant any more.
+        self.profile: Any = None if tier == "auto" else False
+        self.observed = 0
         self.hot_after = 0                   # calls when it became hot
         self._pending: set[_Build] = set()   # queued builds (set add/discard are atomic)
         self.compiles = 0
@@ -200,6 +211,37 @@ class Dispatcher:
                 self._install(spec)
             return spec
 
+    def _build_values(self, vs: "Specialisation") -> None:
+        """Build (synchronously) the value-specialised version vs (see passes.values)."""
+        from ..backends.pyemit import compile_tier0
+        from ..errors import Unsupported
+        from ..passes.pipeline import optimise
+        from ..passes.values import bake_values
+        from ..types.infer import infer
+        start = _clock()
+        front = llvm = 0.0
+        try:
+            vs.typed = infer(self.untyped_ir(), vs.arg_types,
+                             key=(self, "values", vs.arg_types, tuple(vs.values.items())))
+            vs.typed.fn = optimise(bake_values(vs.typed.fn, vs.values))
+            vs.tier0 = compile_tier0(vs.typed.fn, name=self.__name__)
+            vs.tier = "interp"
+            front = _clock() - start
+            self._compile_native(vs)
+            llvm = _clock() - start - front
+        except Unsupported as e:
+            vs.reason = e
+        except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
+            vs.error = e
+            vs.reason = Unsupported("an internal compiler error", 0, f"{type(e).__name__}: {e}")
+            if STRICT:
+                raise
+        finally:
+            vs.built = True
+            self._compiled(vs, _clock() - start, front, llvm)
+        if vs.native is not None:
+            self._install(vs)
+
     def _compile_native(self, spec: "Specialisation") -> None:
         if self.tier == "baseline":          # copy-and-patch (runtime/baseline.py)
             from .baseline import compile_into
@@ -233,8 +275,8 @@ class Dispatcher:
             detail["reason"] = spec.reason.describe()
         if spec.error is not None:
             detail["error"] = f"{type(spec.error).__name__}: {spec.error}"
-        record("compile", self.__qualname__, _fmt_types(spec.arg_types), spec.tier, seconds,
-               **detail)
+        record("compile", self.__qualname__, _fmt_types(spec.arg_types, spec.values),
+               spec.tier, seconds, **detail)
         note_pause(seconds)
 
     def _install(self, spec: "Specialisation") -> None:
@@ -254,8 +296,10 @@ class Dispatcher:
         if ok:
             for other in list(self.specs.values()):
                 other.installed = False
+                if other.value_spec is not None:
+                    other.value_spec.installed = False
             spec.installed = True
-        record("tier-up", self.__qualname__, _fmt_types(spec.arg_types), "opt",
+        record("tier-up", self.__qualname__, _fmt_types(spec.arg_types, spec.values), "opt",
                slot="switched" if ok else "unchanged")
 
     def resume_function(self, spec: "Specialisation", index: int) -> "Callable":
@@ -318,14 +362,18 @@ class Dispatcher:
         if self.cold:
             self.became_hot(None, None)
         if self.bypass:
-            return self.py_func(*args, **kwargs)
+            return self.cold_target(args, kwargs)(*args, **kwargs)
         bound = self._positional(args, kwargs)
         if bound is None:
             return self.py_func(*args, **kwargs)
         spec = self._spec_for(bound)
-        if spec is not None and spec.runs_native:
-            return spec.native.entry_callable(*bound)
-        return self.py_func(*bound)
+        if spec is not None:
+            if spec.runs_native:
+                return spec.native.entry_callable(*bound)
+            vs = spec.value_spec
+            if vs is not None and vs.runs_native and _matches(bound, vs.values):
+                return vs.native.entry_callable(*bound)
+        return self.cold_target(bound, {})(*bound)
 
     def _call_now(self, *args, **kwargs):
         """tier="interp" / "opt": build the call's specialisation now and run it."""
@@ -339,6 +387,66 @@ class Dispatcher:
         if spec.tier0 is not None:
             return spec.tier0(*bound)
         return self.py_func(*bound)
+
+    def cold_target(self, args: tuple, kwargs: dict) -> "Callable":
+        """What a cold call runs: counting tier 0 (runtime.osr) when the function has loops
+        and the call binds plainly, else the original function."""
+        c = self.counting
+        if c is None:
+            c = self._start_counting()
+        if (c is False or kwargs or len(args) != self._nparams
+                or not _unchanged(self.py_func, c.free)):
+            return self.py_func
+        return c.tier0
+
+    def _start_counting(self) -> "Any":
+        """Decide, at the first cold call, whether cold calls run counting tier 0."""
+        from .events import note_pause, record
+        self.counting = False
+        if _config.osr_backedges is None or not self._simple_sig \
+                or not _has_loops(self.py_func.__code__):
+            return False
+        start = _clock()
+        try:
+            from ..errors import Unsupported
+            from .osr import OsrEntries
+            try:
+                self.counting = OsrEntries(self)
+            except Unsupported:
+                return False              # explain() reports why from the lowering error
+        except Exception:            # noqa: BLE001 - a compiler bug must not reach the program
+            if STRICT:
+                raise
+            return False
+        seconds = _clock() - start
+        record("compile", self.__qualname__, "", "interp", seconds, counting=True,
+               osr_points=len(self.counting.points))
+        note_pause(seconds)
+        return self.counting
+
+    def observe(self, args: tuple) -> None:
+        """Add a cold call's arguments to the value profile (sampled by the shim)."""
+        prof = self.profile
+        if len(args) != self._nparams:
+            return
+        if prof is None:
+            from ..passes.values import bakeable
+            self.profile = [a if bakeable(a) else _VARIES for a in args]
+        else:
+            for i, a in enumerate(args):
+                if prof[i] is not _VARIES and not _same(a, prof[i]):
+                    prof[i] = _VARIES
+            if all(p is _VARIES for p in prof):
+                self.profile = False
+        self.observed += 1
+
+    def _stable_values(self, args: tuple) -> "dict[int, Any] | None":
+        """Arguments that were the same in every sampled cold call and are again now."""
+        prof = self.profile
+        if not prof or self.observed < STABLE_AFTER or not _config.specialise_values:
+            return None
+        values = {i: p for i, p in enumerate(prof) if p is not _VARIES and _same(args[i], p)}
+        return values or None
 
     def became_hot(self, args: tuple | None, kwargs: dict | None) -> None:
         """The cold phase is over; given the call's arguments, queue their signature now."""
@@ -391,14 +499,46 @@ class Dispatcher:
         spec = self.specs.setdefault(key, Specialisation(key))
         if spec.requested:
             return spec
-        spec.requested = True
+        target = self._choose(spec, args)
+        if target is None:
+            return spec
         from . import compiler
         if _config.background and not compiler.get_compiler().is_compiler_thread():
-            self._submit(_Build(self, spec))
+            self._submit(_Build(self, target))
+        elif target is not spec:
+            self._build_values(target)
         else:
             self.specialise(key)
             # a function tierjit cannot lower runs as CPython without typing its calls
             self.bypass = self._ir_error is not None
+        return spec
+
+    def _choose(self, spec: "Specialisation", args: tuple) -> "Specialisation | None":
+        """What to build for a call of spec's types with `args`: a value-specialised version
+        when the profile says some arguments are constant (and this call agrees), else the
+        generic one; None when the value version already covers this call. Marks it
+        requested. A call the value version does not cover is a failed speculation: from
+        then on the generic version is built and used (the recompile event)."""
+        vs = spec.value_spec
+        if vs is None and self.tier == "auto":
+            values = self._stable_values(args)
+            if values is not None:
+                vs = spec.value_spec = Specialisation(spec.arg_types)
+                vs.values, vs.requested = values, True
+                return vs
+        elif vs is not None:
+            if vs.reason is None and vs.gave_up is None and _matches(args, vs.values):
+                return None
+            from .events import record
+            miss = [i for i, v in vs.values.items() if not _same(args[i], v)]
+            if miss:
+                name = self.py_func.__code__.co_varnames[miss[0]]
+                why = f"argument {name} is {args[miss[0]]!r}, compiled for {vs.values[miss[0]]!r}"
+            else:
+                why = f"the value version is not used: {vs.gave_up or vs.reason}"
+            record("recompile", self.__qualname__, _fmt_types(spec.arg_types), "opt",
+                   reason=why)
+        spec.requested = True
         return spec
 
     def _submit(self, job: "_Build") -> None:
@@ -420,15 +560,21 @@ class Dispatcher:
         try:
             if spec is None:               # queued with the arguments: type them here
                 key = tuple(_types_of(job.args))
-                job.args = None
                 spec = self.specs.get(key)
                 if spec is None and len(self.specs) >= _config.max_specialisations:
                     return
                 spec = self.specs.setdefault(key, Specialisation(key))
                 if spec.requested:
                     return
-                spec.requested, spec.queued_at = True, job.queued_at
-            self.specialise(spec.arg_types)
+                args, job.args = job.args, None
+                spec = self._choose(spec, args)
+                if spec is None:
+                    return
+                spec.queued_at = job.queued_at
+            if spec.values is not None:
+                self._build_values(spec)
+            else:
+                self.specialise(spec.arg_types)
         except Exception as e:        # noqa: BLE001 - STRICT: raised again by the next call
             if spec is not None:
                 spec.error = spec.error or e
@@ -560,6 +706,47 @@ def _types_of(args: tuple):
     return map(_type_of_value, args)
 
 
+_VARIES = type("Varies", (), {"__repr__": lambda self: "<varies>"})()
+STABLE_AFTER = 2          # sampled cold calls that must agree before a value is baked in
+
+
+def _same(a: "Any", b: "Any") -> bool:
+    """The same value for the entry guard: same exact type, equal, and floats bit for bit."""
+    if type(a) is not type(b) or a != b:
+        return False
+    return type(a) is not float or (a != 0.0 or str(a) == str(b))
+
+
+def _matches(args: tuple, values: "dict[int, Any]") -> bool:
+    return all(_same(args[i], v) for i, v in values.items())
+
+
+def _has_loops(code) -> bool:
+    """Does the code object jump backwards (a loop)? Nested code objects are not looked at:
+    the frontend does not lower functions that define them."""
+    backward = _backward_opcodes()
+    raw = code.co_code
+    return any(raw[i] in backward for i in range(0, len(raw), 2))
+
+
+def _backward_opcodes() -> frozenset:
+    global _BACKWARD
+    if _BACKWARD is None:
+        import opcode
+        _BACKWARD = frozenset(opcode.opmap[n] for n in
+                              ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
+                              if n in opcode.opmap)
+    return _BACKWARD
+
+
+_BACKWARD: "frozenset | None" = None
+
+
+def _unchanged(fn, free: dict) -> bool:
+    from ..frontend.resolve import unchanged
+    return unchanged(fn, free)
+
+
 def _hot_rule() -> str:
     parts = []
     if _config.hot_calls is not None:
@@ -569,8 +756,11 @@ def _hot_rule() -> str:
     return "hot at " + " or ".join(parts) if parts else "never hot: config says never"
 
 
-def _fmt_types(types) -> str:
-    return "(" + ", ".join("?" if t is None else str(t) for t in types) + ")"
+def _fmt_types(types, values: "dict[int, Any] | None" = None) -> str:
+    values = values or {}
+    return "(" + ", ".join(("?" if t is None else str(t)) + (f"={values[i]!r}" if i in values
+                                                             else "")
+                           for i, t in enumerate(types)) + ")"
 
 
 def _most_deopts(spec: "Specialisation") -> int:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from .stats import EventDict
 
-    Kind = Literal["compile", "tier-up", "deopt", "give-up", "recompile", "error"]
+    Kind = Literal["compile", "tier-up", "osr", "deopt", "give-up", "recompile", "error"]
 
 MAX_EVENTS = 10_000
 COMPILER_THREAD = "tierjit-compiler"

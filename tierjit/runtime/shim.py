@@ -59,11 +59,16 @@ class Shim:
         if d.cold:
             n = d.calls = d.calls + 1
             if n <= _config._calls_at and d.cold_seconds < _config._seconds_at:
+                # a function with loops runs counting tier 0 (runtime.osr), decided before the
+                # clock starts: lowering it is not a cost of the call
+                f = d.py_func if d.counting is False else d.cold_target(args, kwargs)
                 if n > 8 and n & 7:            # after 8 timed calls, time one call in 8
-                    return d.py_func(*args, **kwargs)
+                    return f(*args, **kwargs)
+                if d.profile is not False and not kwargs:
+                    d.observe(args)            # the value profile samples the timed calls
                 start = _clock()
                 try:
-                    return d.py_func(*args, **kwargs)
+                    return f(*args, **kwargs)
                 finally:
                     d.cold_seconds += (_clock() - start) * (1 if n <= 8 else 8)
                     if d.cold_seconds >= _config._seconds_at:
@@ -71,7 +76,8 @@ class Shim:
             d.calls = n - 1                    # the fallback counts this call again
         elif d.bypass:
             d.calls += 1
-            return d.py_func(*args, **kwargs)
+            f = d.py_func if d.counting is False else d.cold_target(args, kwargs)
+            return f(*args, **kwargs)
         return self.__tierjit_fallback__(*args, **kwargs)
 
     def __get__(self, obj: object, objtype: type | None = None) -> "Any":

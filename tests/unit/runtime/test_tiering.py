@@ -61,10 +61,13 @@ def test_config_override_restores():
 def test_config_from_environment():
     c = Config({"TIERJIT_HOT_CALLS": "never", "TIERJIT_HOT_MS": "2.5",
                 "TIERJIT_BACKGROUND": "0", "TIERJIT_MAX_DEOPTS": "7", "TIERJIT_LOG": "1",
-                "TIERJIT_MAX_SPECIALISATIONS": "3", "TIERJIT_PERF": "1"})
+                "TIERJIT_MAX_SPECIALISATIONS": "3", "TIERJIT_PERF": "1",
+                "TIERJIT_OSR_BACKEDGES": "never", "TIERJIT_SPECIALISE_VALUES": "0"})
     assert c.as_dict() == {"hot_calls": None, "hot_seconds": 0.0025, "background": False,
                            "max_deopts": 7, "max_specialisations": 3, "log": True,
-                           "perf": True}
+                           "perf": True, "osr_backedges": None, "specialise_values": False}
+    with pytest.raises(TypeError, match="osr_backedges must be an int >= 1"):
+        c.osr_backedges = 0
     with pytest.warns(RuntimeWarning, match="TIERJIT_HOT_CALLS='lots' ignored"):
         bad = Config({"TIERJIT_HOT_CALLS": "lots"})
     assert bad.hot_calls == Config().hot_calls
@@ -141,7 +144,9 @@ def test_cold_recursion_depth():
 
 
 def test_hot_by_calls_compiles_in_the_background_and_switches_the_slot():
-    with tierjit.config.override(hot_calls=5, hot_seconds=None, background=True):
+    # the same argument every call: without value specialisation, the generic version
+    with tierjit.config.override(hot_calls=5, hot_seconds=None, background=True,
+                                 specialise_values=False):
         f = tierjit.jit(_poly)
         ref = weakref.ref(f)
         ident = id(f)
@@ -284,7 +289,7 @@ def test_log_prints_one_line_per_event(tmp_path):
         @tierjit.jit
         def f(x):
             return x * x
-        for v in (3, 3, 3, 2**40):
+        for v in (3, 4, 5, 2**40):
             f(v)
             compiler.wait_idle()
         """, tmp_path, TIERJIT_LOG="1", TIERJIT_HOT_CALLS="2")

@@ -4,7 +4,6 @@ problem, and variants move up the tiers together."""
 from __future__ import annotations
 
 import functools
-import timeit
 
 import pytest
 
@@ -129,11 +128,3 @@ def test_compile_makes_native_variants():
     v = t.bind(myplus=1.0, mymul=2.5)
     assert v(-10.0) == -22.5
     assert t.tier == "opt" and "calc(float, float, float): opt" in t.explain()
-
-
-def test_bind_costs_at_most_two_microseconds():
-    t = tierjit.template(calc, params=("myplus", "mymul"))
-    t.bind(myplus=1.0, mymul=2.5)
-    per = min(timeit.repeat(lambda: t.bind(myplus=1.0, mymul=2.5), number=20_000,
-                            repeat=5)) / 20_000
-    assert per < 2e-6, f"bind took {per * 1e6:.2f} us"

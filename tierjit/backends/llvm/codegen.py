@@ -558,8 +558,9 @@ def compile_native(dispatcher, spec) -> NativeCode:
         raise
     spec.core_cell.value = cm.address(f"{name}_core")
     entry_addr = cm.address(f"{name}_entry")
-    tier0 = spec.tier0
-    callable_ = entry_mod.make_entry(dispatcher, tier0)
+    # A value-specialised version's tier 0 bakes its values in: other values go to CPython.
+    fallback = spec.tier0 if not spec.values else dispatcher.py_func
+    callable_ = entry_mod.make_entry(dispatcher, fallback)
     entry_mod.set_slot(callable_, entry_addr)
     return NativeCode(entry_addr, spec.core_cell.value, callable_, gen.fs.states,
                       cm.llvm_text, text, time.perf_counter() - t0, gen.keepalive,

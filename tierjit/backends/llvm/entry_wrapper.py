@@ -3,7 +3,8 @@
     PyObject *entry(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 
 It accepts exactly the argument types of its specialisation (checked as `type_of_value`
-checks them), calls the core, and boxes the result. Anything else — another arity,
+checks them) — and, for a value-specialised version (passes.values), exactly the argument
+values it was compiled for, compared bit for bit — calls the core, and boxes the result. Anything else — another arity,
 keywords, another type, an int beyond 64 bits — goes to `self->fallback`: the dispatcher's
 slow path for the public entry object, tier 0 for a specialisation's own entry object.
 """
@@ -11,6 +12,7 @@ slow path for the public entry object, tier 0 for a specialisation's own entry o
 from __future__ import annotations
 
 import itertools
+import struct
 
 from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, TupleT, Type
@@ -32,10 +34,14 @@ def entry_function(core, name: str) -> str:
     ok_kw = g.emit("icmp eq ptr %kwnames, null")
     g.check(g.emit(f"and i1 {ok_n}, {ok_kw}"), "fallback")
     args = []
+    values = getattr(core.spec, "values", None) or {}
     for i, p in enumerate(params):
         slot = g.emit(f"getelementptr ptr, ptr %args, i64 {i}")
         obj = g.emit(f"load ptr, ptr {slot}")
-        args.append(f"{ll(p.type)} {g.unbox(obj, p.type, 'fallback')}")
+        v = g.unbox(obj, p.type, 'fallback')
+        if i in values:
+            g.check(_same_value(g, v, ll(p.type), values[i]), "fallback")
+        args.append(f"{ll(p.type)} {v}")
     ret_ll = ll(ret) if ret is not None else "i8"
     objout = g.alloca("ptr")
     pair_t = f"{{i32, {ret_ll}}}"
@@ -64,6 +70,15 @@ def entry_function(core, name: str) -> str:
     body = g.lines[:1] + g.allocas + g.lines[1:]
     return (f"define ptr @{name}_entry(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) {{\n"
             + "\n".join(body) + "\n}\n")
+
+
+def _same_value(g, v: str, ll_type: str, value) -> str:
+    """i1: the unboxed argument v is the baked-in value (floats bit for bit: -0.0 is not 0.0)."""
+    if ll_type == "double":
+        bits = struct.unpack("<q", struct.pack("<d", value))[0]
+        return g.emit(f"icmp eq i64 {g.emit(f'bitcast double {v} to i64')}, {bits}")
+    c = ("true" if value else "false") if ll_type == "i1" else str(int(value))
+    return g.emit(f"icmp eq {ll_type} {v}, {c}")
 
 
 def _release_arrays(g, v: str, t: Type) -> None:

@@ -1,5 +1,5 @@
 """Tier 0 backend: Python source generated from the IR."""
 
-from .emit import compile_tier0, emit, range_len
+from .emit import NOT_READY, OsrHook, compile_tier0, emit, range_len
 
-__all__ = ["compile_tier0", "emit", "range_len"]
+__all__ = ["NOT_READY", "OsrHook", "compile_tier0", "emit", "range_len"]

@@ -12,6 +12,11 @@ jumps to it; the other blocks (loop headers, merge points) become cases of a dis
 An *entry* is where the generated function starts: the function's own entry (block 0, its
 arguments) or a frame state (block B before instruction i, with its live values) for
 resuming a call that native code handed back.
+
+With OSR points (ir.osr) the code counts back edges: every loop header has a countdown, and
+when it runs out the header calls `_osr(header, *live)`, which either finishes the call in
+native code (its result is returned) or answers `NOT_READY` (the loop goes on in Python and
+asks again `_osr_every` iterations later).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ class _Emitter:
     source_lines: list[int] = field(default_factory=list)   # source line of each line
     cases: set[Block] = field(default_factory=set)
     line: int = 0                      # source line of what is being emitted
+    osr: dict[int, Any] = field(default_factory=dict)   # header id -> ir.osr.OsrPoint
 
     def out(self, text: str) -> None:
         self.lines.append(text)
@@ -114,7 +120,20 @@ class _Emitter:
         raise AssertionError(f"pyemit: no expression for {op}")
 
     # -- statements -------------------------------------------------------------------
+    def osr_poll(self, b: Block, ind: str) -> None:
+        point = self.osr[b.id]
+        self.line = point.line
+        live = "".join(", " + _v(v) for v in point.live)
+        self.out(f"{ind}_o{b.id} -= 1")
+        self.out(f"{ind}if not _o{b.id}:")
+        self.out(f"{ind}    _r = _osr({b.id}{live})")
+        self.out(f"{ind}    if _r is not _NR:")
+        self.out(f"{ind}        return _r")
+        self.out(f"{ind}    _o{b.id} = _osr_every")
+
     def instrs(self, b: Block, start: int, ind: str) -> None:
+        if start == 0 and b.id in self.osr:
+            self.osr_poll(b, ind)
         for ins in b.instrs[start:-1]:
             self.line = ins.line or self.line
             if ins.op is Op.SETITEM:
@@ -162,8 +181,11 @@ def emit(fn: Function, entry: FrameState | None = None) -> tuple[str, dict[str, 
     return "\n".join(em.lines) + "\n", em.ns
 
 
-def _emit(fn: Function, entry: FrameState | None) -> _Emitter:
+def _emit(fn: Function, entry: FrameState | None, osr: "OsrHook | None" = None) -> _Emitter:
     em = _Emitter(fn, line=fn.first_line)
+    if osr is not None and entry is None:
+        em.osr = {p.header: p for p in osr.points}
+        em.ns.update(_osr=osr.poll, _NR=NOT_READY, _osr_every=osr.every)
     preds = predecessors(fn)
     npreds = {b: len(ps) for b, ps in preds.items()}
     start = fn.entry if entry is None else fn.blocks[entry.block]
@@ -176,6 +198,8 @@ def _emit(fn: Function, entry: FrameState | None) -> _Emitter:
     em.cases = {b for b in fn.blocks if npreds[b] > 1}
     params = fn.entry.params if entry is None else list(entry.live)
     em.out(f"def _tier0({', '.join(_v(p) for p in params)}):")
+    for h in em.osr:
+        em.out(f"    _o{h} = _osr_every")
     index = 0 if entry is None else entry.index
     if not em.cases:
         em.instrs(start, index, "    ")
@@ -202,12 +226,26 @@ def _builtin(name: str):
     return getattr(builtins, name)
 
 
-def compile_tier0(fn: Function, entry: FrameState | None = None, name: str | None = None):
+@dataclass
+class OsrHook:
+    """What tier 0 needs to offer its loops for OSR: the points, the callable asked at each
+    (`poll(header, *live)` returns the call's result or NOT_READY) and the countdown."""
+
+    points: list
+    poll: Any
+    every: int
+
+
+NOT_READY = type("NotReady", (), {"__repr__": lambda self: "NOT_READY"})()
+
+
+def compile_tier0(fn: Function, entry: FrameState | None = None, name: str | None = None,
+                  osr: OsrHook | None = None):
     """The Python function `_tier0` for `fn` (and entry), compiled with exec."""
     import ast
 
     from ...frontend import astlock
-    em = _emit(fn, entry)
+    em = _emit(fn, entry, osr)
     src, ns = "\n".join(em.lines) + "\n", em.ns
     # Tracebacks and warnings from tier 0 name the user's file and line, as CPython does:
     # every generated line takes the source line of the instruction it comes from.
@@ -222,5 +260,6 @@ def compile_tier0(fn: Function, entry: FrameState | None = None, name: str | Non
     exec(code, ns)
     f = ns["_tier0"]
     f.__name__ = f.__qualname__ = name or fn.name
+    f.__code__ = f.__code__.replace(co_name=f.__name__, co_qualname=f.__name__)   # tracebacks
     f.__tierjit_source__ = src
     return f

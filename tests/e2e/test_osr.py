@@ -1,0 +1,180 @@
+"""OSR and value specialisation, end to end, against CPython.
+
+The whole corpus runs with OSR at the first loop iteration (compiled by that iteration), so
+every loop of every program moves into native code mid-call at least once; targeted tests
+check that a long call does move (the "osr" event), that native OSR code deoptimises back
+exactly, that counting tier 0 notices rebound globals, and that value-specialised code is
+left for generic code when an argument changes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tierjit
+from tierjit.runtime import compiler, events
+
+from .programs import ALL_PROGRAMS
+from .test_tiering import run_rounds
+
+OSR_FIRST_ITERATION = {"hot_calls": None, "hot_seconds": None, "osr_backedges": 1,
+                       "background": False}
+
+
+@pytest.mark.parametrize("prog", ALL_PROGRAMS, ids=[p.name for p in ALL_PROGRAMS])
+def test_corpus_with_osr_at_first_iteration(prog):
+    run_rounds(prog, OSR_FIRST_ITERATION, "osr1")
+
+
+def since(n: int, kind: str, name: str) -> list[events.Event]:
+    return [e for e in events.events()[n:] if e.kind == kind and e.function.endswith(name)]
+
+
+def closest(v, q):
+    best = 0
+    best_d = abs(v[0] - q)
+    for i in range(1, len(v)):
+        d = abs(v[i] - q)
+        if d < best_d:
+            best_d = d
+            best = i
+    return best, best_d
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_one_long_call_moves_into_native_code(background):
+    v = np.random.default_rng(7).random(300_000) * 1000.0
+    n = len(events.events())
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=1000,
+                                 background=background):
+        f = tierjit.jit(closest)
+        got = f(v, 123.456)
+        compiler.wait_idle(60)
+    assert got == closest(v, 123.456)
+    assert type(got[1]) is type(closest(v, 123.456)[1])
+    osr = since(n, "osr", "closest")
+    if background:
+        # the loop may end before the compiler thread is done; the build itself must succeed
+        builds = [e for e in since(n, "compile", "closest") if "osr_line" in e.detail]
+        assert builds and all("reason" not in e.detail for e in builds), builds
+    else:
+        assert len(osr) == 1 and osr[0].detail["line"] == closest.__code__.co_firstlineno + 3
+
+
+def factorial_loop(n):
+    r = 1
+    for i in range(1, n + 1):
+        r *= i
+    return r
+
+
+def test_native_osr_code_deoptimises_exactly():
+    """The product passes 2**63 after the transfer: native code hands the loop back."""
+    n = len(events.events())
+    with tierjit.config.override(**OSR_FIRST_ITERATION):
+        f = tierjit.jit(factorial_loop)
+        assert f(40) == math.factorial(40)
+        assert f(10) == math.factorial(10)
+    assert since(n, "osr", "factorial_loop")
+    assert since(n, "deopt", "factorial_loop")
+
+
+@tierjit.jit
+def step(x):
+    return x + 1
+
+
+@tierjit.jit
+def step2(x):
+    return x + 2
+
+
+def uses_global(n):
+    s = 0
+    for i in range(n):
+        s = step(s)
+    return s
+
+
+def test_counting_tier0_sees_rebound_globals():
+    """Counting tier 0 calls the jitted `step` it resolved when lowered; rebinding the global
+    must be seen, as CPython sees it."""
+    global step
+    original = step
+    try:
+        with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=10**9):
+            f = tierjit.jit(uses_global)
+            assert f(5) == 5
+            assert tierjit.runtime.dispatch.dispatcher_of(f).counting   # it runs tier 0
+            step = step2
+            assert f(5) == 10
+    finally:
+        step = original
+
+
+def test_osr_off_runs_the_original_function():
+    n = len(events.events())
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=None):
+        f = tierjit.jit(factorial_loop)
+        assert f(30) == math.factorial(30)
+    assert not since(n, "osr", "factorial_loop")
+    assert not [e for e in since(n, "compile", "factorial_loop")]
+
+
+# -- value specialisation ------------------------------------------------------------------------
+
+def power_sum(x, n):
+    s = 0.0
+    for i in range(x.shape[0]):
+        t = 1.0
+        for k in range(n):
+            t = t * x[i] + 1.0
+        s += t
+    return s
+
+
+HOT_SOON = {"hot_calls": 6, "hot_seconds": None, "background": False, "osr_backedges": None}
+
+
+def test_value_specialised_version_and_its_replacement():
+    x = np.linspace(0.0, 1.0, 50)
+    n = len(events.events())
+    with tierjit.config.override(**HOT_SOON):
+        f = tierjit.jit(power_sum)
+        for _ in range(10):
+            assert f(x, 3) == power_sum(x, 3)
+        compiles = since(n, "compile", "power_sum")
+        assert any("=3" in e.types and e.tier == "opt" for e in compiles), compiles
+        assert f(x, 5) == power_sum(x, 5)               # another value: correct, and
+        assert since(n, "recompile", "power_sum")        # the generic version is built
+        for k in (3, 5, 0, 7):
+            assert f(x, k) == power_sum(x, k)
+    assert any(e.tier == "opt" and "=" not in e.types for e in since(n, "compile", "power_sum"))
+
+
+def sign_of(z, k):
+    return math.copysign(float(k), z) + z
+
+
+@pytest.mark.parametrize(("first", "then"), [(0.0, -0.0), (-0.0, 0.0), (1.5, 1.5000000000000002),
+                                             (True, False), (2, True)])
+def test_value_guard_is_exact(first, then):
+    with tierjit.config.override(**HOT_SOON):
+        f = tierjit.jit(sign_of)
+        for _ in range(10):
+            assert repr(f(first, 3)) == repr(sign_of(first, 3))
+        assert repr(f(then, 3)) == repr(sign_of(then, 3))
+        assert repr(f(first, 4)) == repr(sign_of(first, 4))
+
+
+def test_value_specialisation_can_be_turned_off():
+    n = len(events.events())
+    with tierjit.config.override(specialise_values=False, **HOT_SOON):
+        f = tierjit.jit(power_sum)
+        x = np.ones(4)
+        for _ in range(10):
+            assert f(x, 2) == power_sum(x, 2)
+    assert not [e for e in since(n, "compile", "power_sum") if "=" in e.types]

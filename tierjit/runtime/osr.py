@@ -1,0 +1,158 @@
+"""OSR: a call that is running a hot loop in tier 0 moves into native code mid-loop.
+
+A tier="auto" function with loops runs its cold calls in *counting tier 0*: Python generated
+from the untyped IR (frontend output, no type inference: nothing slow on the program's thread)
+with a countdown at every loop header (backends.pyemit, `OsrHook`). When a countdown runs out
+the loop calls `OsrEntries.poll(header, *live)` with the values live at the header:
+
+    first poll at a header, for these live types   queue a build of the OSR entry (ir.osr:
+                                                   the function from that header on, typed
+                                                   with the live values' types) on the
+                                                   compiler thread; the loop goes on in Python
+    later polls, native code ready                 call it with the live values: it runs the
+                                                   rest of the call natively and its result is
+                                                   the call's result (the "osr" event)
+    build failed / too many entries                the loop goes on in Python
+
+Native OSR code deoptimises like any native code, into tier 0 generated from the OSR function
+itself, so a failing guard after the transfer still ends exactly as CPython would.
+
+Counting tier 0 bakes in what the free names of the function named when it was lowered (the
+builtins, math functions and jitted callees it calls), so each cold call checks those names
+still refer to the same objects (`frontend.resolve.unchanged`) and runs the original function
+if one does not. Analogue: V8's Ignition back-edge counters and OSR into TurboFan code.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter as _clock
+from typing import TYPE_CHECKING, Any
+
+from ..backends.pyemit import NOT_READY, OsrHook, compile_tier0
+from ..ir.osr import OsrPoint, osr_function, osr_points
+from .config import config
+from .events import note_pause, record
+
+if TYPE_CHECKING:
+    from .dispatch import Dispatcher, Specialisation
+
+MAX_ENTRIES = 4          # OSR entries per function (live types seen at its loop headers)
+
+
+class OsrEntries:
+    """The counting tier 0 of one dispatcher and the OSR code built for its loops."""
+
+    def __init__(self, dispatcher: "Dispatcher") -> None:
+        fn = dispatcher.untyped_ir()
+        self.dispatcher = dispatcher
+        self.free = fn.free
+        self.points: dict[int, OsrPoint] = {p.header: p for p in osr_points(fn)}
+        self.entries: dict[tuple, "Specialisation"] = {}
+        self.transfers = 0
+        every = config.osr_backedges
+        self.tier0 = compile_tier0(fn, name=dispatcher.__name__,
+                                   osr=OsrHook(list(self.points.values()), self.poll,
+                                               every if every is not None else 2**62))
+        self.tier0.__qualname__ = dispatcher.__qualname__
+
+    def poll(self, header: int, *live: Any) -> Any:
+        """Called by counting tier 0 at a loop header (see the module docstring)."""
+        from . import compiler, dispatch
+        d = self.dispatcher
+        background = config.background and not compiler.get_compiler().is_compiler_thread()
+        if dispatch._type_of_value is None and background:
+            # typing the values would import the type lattice here: let the compiler thread
+            self._submit(_OsrBuild(self, header, None, live))
+            return NOT_READY
+        types = tuple(dispatch._types_of(live))
+        spec = self.entries.get((header, types))
+        if spec is None:
+            spec = self._new_entry(header, types)
+            if spec is None:
+                return NOT_READY
+            if background:
+                self._submit(_OsrBuild(self, header, spec))
+                return NOT_READY
+            self.build(header, spec)
+        if spec.runs_native:
+            self.transfers += 1
+            record("osr", d.__qualname__, dispatch._fmt_types(types), spec.tier,
+                   line=self.points[header].line, header=header)
+            return spec.native.entry_callable(*live)
+        return NOT_READY
+
+    def _new_entry(self, header: int, types: tuple) -> "Specialisation | None":
+        from .dispatch import Specialisation
+        if any(t is None for t in types) or len(self.entries) >= MAX_ENTRIES:
+            return None
+        spec = self.entries.setdefault((header, types), Specialisation(types))
+        if spec.requested:
+            return spec
+        spec.requested = True
+        return spec
+
+    def _submit(self, job: "_OsrBuild") -> None:
+        from . import compiler
+        start = _clock()
+        if job.spec is not None:
+            job.spec.queued_at = start
+        compiler.get_compiler().submit(job)
+        note_pause(_clock() - start)
+
+    def build(self, header: int, spec: "Specialisation") -> None:
+        """Type, optimise and compile the OSR entry at `header` for spec's live types."""
+        from ..errors import Unsupported
+        from ..passes.pipeline import optimise
+        from ..types.infer import infer
+        from .dispatch import STRICT, _fmt_types
+        d = self.dispatcher
+        point = self.points[header]
+        start = _clock()
+        try:
+            fn = osr_function(d.untyped_ir(), point)
+            spec.typed = infer(fn, spec.arg_types, key=(d, "osr", header, spec.arg_types))
+            spec.typed.fn = optimise(spec.typed.fn)
+            spec.tier0 = compile_tier0(spec.typed.fn, name=d.__name__)
+            spec.tier = "interp"
+            from ..backends.llvm import compile_native
+            spec.native = compile_native(d, spec)
+            spec.tier = "opt"
+        except Unsupported as e:
+            spec.reason = e
+        except Exception as e:       # noqa: BLE001 - a compiler bug must not reach the program
+            spec.error = e
+            spec.reason = Unsupported("an internal compiler error", point.line,
+                                      f"{type(e).__name__}: {e}")
+            if STRICT:
+                raise
+        finally:
+            spec.built = True
+            seconds = _clock() - start
+            detail: dict[str, Any] = {"osr_line": point.line}
+            if spec.reason is not None:
+                detail["reason"] = spec.reason.describe()
+            record("compile", d.__qualname__, _fmt_types(spec.arg_types), spec.tier, seconds,
+                   **detail)
+            note_pause(seconds)
+
+
+class _OsrBuild:
+    """A compiler-thread job: build one OSR entry (typing the live values first if given)."""
+
+    __slots__ = ("entries", "header", "spec", "live", "__qualname__")
+
+    def __init__(self, entries: OsrEntries, header: int, spec: "Specialisation | None",
+                 live: tuple | None = None) -> None:
+        self.entries, self.header, self.spec, self.live = entries, header, spec, live
+        self.__qualname__ = entries.dispatcher.__qualname__
+
+    def __call__(self) -> None:
+        spec = self.spec
+        if spec is None:
+            from .dispatch import _types_of
+            types = tuple(_types_of(self.live))
+            self.live = None
+            spec = self.entries._new_entry(self.header, types)
+        # polls may queue the same entry twice before the first job has typed its values
+        if spec is not None and not spec.built:
+            self.entries.build(self.header, spec)
