@@ -1,6 +1,6 @@
 """Tiering benchmarks (issue 3): what the adaptive default costs and how fast it gets going.
 
-    bench/tiering.py [--parts fifty,first,pause] [--runs N] [--kernels fib,closest] [--quick]
+    bench/tiering.py [--parts fifty,first,osr,values,pause] [--runs N] [--kernels fib,closest] [--quick]
 
 fifty   A script of 50 small numeric functions, each called at most 10 times, run in fresh
         processes with `@tierjit.jit` and with an identity decorator (plain CPython), alternately,
@@ -9,6 +9,17 @@ fifty   A script of 50 small numeric functions, each called at most 10 times, ru
 first   Per kernel of bench/kernels, in a fresh process with imports and argument setup done:
         decorating plus the first call, for plain CPython, tier="auto" (the default) and
         tier="opt" (compiles synchronously before running).
+osr     One call of closest() over 10**7 elements (bench/kernels/closest.py) in a fresh process:
+        plain CPython; tier="auto" with the default settings (a function is watched only after
+        watch_seconds of cold calls, so a fresh function's first call runs as CPython); auto
+        with watch_seconds=0 (counting tier 0 from the first call: the loop moves into native
+        code by OSR once the compiler thread has built it); the same with the JIT already warm
+        (another function compiled first: LLVM loaded); and the second call, with the function
+        compiled. Ratios against the compiled call (issue target: <= 1.3x).
+values  Value specialisation: an LCG filling an array, whose multiplier, increment and modulus
+        are arguments, called with the same ones every time; the generic version
+        (specialise_values=False) against the value-specialised one, best of 30 calls each,
+        alternating, in one process (issue target: >= 1.5x).
 pause   The longest main-thread pause caused by the JIT: every kernel (at a small scale) is
         made hot, so all ten compile on the compiler thread, while the main thread runs a
         heartbeat loop of ~20 us ticks; the longest gap between ticks, against the same loop with
@@ -190,6 +201,97 @@ def part_first(names: list[str], quick: bool) -> None:
                   + (" ..." if len(auto_events) > 4 else ""))
 
 
+# -- OSR -----------------------------------------------------------------------------------------
+
+OSR_MODES = ("cpython", "default", "watch0", "watch0-warm")
+
+
+def child_osr(mode: str, n: int) -> None:
+    import numpy as np
+
+    from kernels.closest import QUERY, closest
+    v = np.random.default_rng(20240601).random(n) * 1000.0
+    rec: dict[str, Any] = {"mode": mode}
+    if mode == "cpython":
+        start = time.perf_counter()
+        closest(v, QUERY)
+        rec["first"] = time.perf_counter() - start
+        emit(rec)
+        return
+    import tierjit
+    from tierjit.runtime import compiler
+    if mode.startswith("watch0"):
+        tierjit.config.watch_seconds = 0.0
+    if mode.endswith("warm"):
+        warm = tierjit.jit(tier="opt")(lambda x: x + 1.0)
+        warm(1.0)
+    f = tierjit.jit(closest)
+    start = time.perf_counter()
+    f(v, QUERY)
+    rec["first"] = time.perf_counter() - start
+    compiler.wait_idle(120)
+    start = time.perf_counter()
+    f(v, QUERY)
+    rec["compiled"] = time.perf_counter() - start
+    rec["osr"] = [e["detail"].get("line") for e in tierjit.stats()["events"]
+                  if e["kind"] == "osr"]
+    emit(rec)
+
+
+def part_osr(n: int) -> None:
+    print(f"OSR: one call of closest() over {n:,} elements, fresh process each")
+    recs = {m: run_child(["_osr", m, str(n)]) for m in OSR_MODES}
+    compiled = min(r["compiled"] for r in recs.values() if "compiled" in r)
+    print(f"  compiled call (second call, best of the tierjit runs): {compiled * 1e3:8.1f} ms")
+    for m in OSR_MODES:
+        r = recs[m]
+        if "error" in r:
+            print(f"  {m:<12} error: {r['error']}")
+            continue
+        osr = f"  OSR entries: {len(r['osr'])}" if "osr" in r else ""
+        print(f"  {m:<12} first call {r['first'] * 1e3:8.1f} ms  = {r['first'] / compiled:6.2f}x "
+              f"the compiled call{osr}", flush=True)
+
+
+# -- value specialisation ------------------------------------------------------------------------
+
+def lcg_uniform(out, seed, a, c, m):
+    state = seed
+    for i in range(out.shape[0]):
+        state = (a * state + c) % m
+        out[i] = state / m
+    return state
+
+
+def part_values(rounds: int = 3) -> None:
+    import numpy as np
+
+    import tierjit
+    print("values: LCG with its constants as arguments, 200,000 draws per call, best of 30")
+    out = np.empty(200_000)
+    args = (out, 12345, 1664525, 1013904223, 2**32)
+    ref = lcg_uniform(*args), out.copy()
+    for r in range(rounds):
+        best = {}
+        for values in (False, True):
+            with tierjit.config.override(hot_calls=5, hot_seconds=None, background=False,
+                                         specialise_values=values):
+                f = tierjit.jit(lcg_uniform)
+                for _ in range(10):
+                    f(*args)
+                assert f(*args) == ref[0] and (out == ref[1]).all()
+                best[values] = min(_timed(f, args) for _ in range(30))
+        print(f"  round {r}: generic {best[False] * 1e3:7.3f} ms  value-specialised "
+              f"{best[True] * 1e3:7.3f} ms  speed-up {best[False] / best[True]:5.2f}x",
+              flush=True)
+
+
+def _timed(f, args) -> float:
+    start = time.perf_counter()
+    f(*args)
+    return time.perf_counter() - start
+
+
 # -- main-thread pauses --------------------------------------------------------------------------
 
 def heartbeat(seconds: float, until_idle: bool = False) -> tuple[float, int]:
@@ -266,11 +368,14 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "_first":
         child_first(argv[1], argv[2], "--quick" in argv)
         return 0
+    if argv and argv[0] == "_osr":
+        child_osr(argv[1], int(argv[2]))
+        return 0
     if argv and argv[0] == "_pause":
         child_pause(argv[1].split(","))
         return 0
     parser = argparse.ArgumentParser(description=textwrap.dedent(__doc__).split("\n\n")[0])
-    parser.add_argument("--parts", default="fifty,first,pause")
+    parser.add_argument("--parts", default="fifty,first,osr,values,pause")
     parser.add_argument("--runs", type=int, default=15, help="processes per fifty variant")
     parser.add_argument("--kernels", default=",".join(KERNELS))
     parser.add_argument("--quick", action="store_true", help="first calls at quick scale")
@@ -281,6 +386,10 @@ def main(argv: list[str] | None = None) -> int:
         part_fifty(opts.runs)
     if "first" in parts:
         part_first(names, opts.quick)
+    if "osr" in parts:
+        part_osr(100_000 if opts.quick else 10_000_000)
+    if "values" in parts:
+        part_values()
     if "pause" in parts:
         part_pause(names, 3)
     return 0

@@ -21,7 +21,7 @@ from .programs import ALL_PROGRAMS
 from .test_tiering import run_rounds
 
 OSR_FIRST_ITERATION = {"hot_calls": None, "hot_seconds": None, "osr_backedges": 1,
-                       "background": False}
+                       "watch_seconds": 0, "background": False}
 
 
 @pytest.mark.parametrize("prog", ALL_PROGRAMS, ids=[p.name for p in ALL_PROGRAMS])
@@ -49,7 +49,7 @@ def test_one_long_call_moves_into_native_code(background):
     v = np.random.default_rng(7).random(300_000) * 1000.0
     n = len(events.events())
     with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=1000,
-                                 background=background):
+                                 watch_seconds=0, background=background):
         f = tierjit.jit(closest)
         got = f(v, 123.456)
         compiler.wait_idle(60)
@@ -105,7 +105,8 @@ def test_counting_tier0_sees_rebound_globals():
     global step
     original = step
     try:
-        with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=10**9):
+        with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=10**9,
+                                     watch_seconds=0):
             f = tierjit.jit(uses_global)
             assert f(5) == 5
             assert tierjit.runtime.dispatch.dispatcher_of(f).counting   # it runs tier 0
@@ -117,7 +118,8 @@ def test_counting_tier0_sees_rebound_globals():
 
 def test_osr_off_runs_the_original_function():
     n = len(events.events())
-    with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=None):
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=None,
+                                 watch_seconds=0):
         f = tierjit.jit(factorial_loop)
         assert f(30) == math.factorial(30)
     assert not since(n, "osr", "factorial_loop")
@@ -170,6 +172,21 @@ def test_value_guard_is_exact(first, then):
         assert repr(f(first, 4)) == repr(sign_of(first, 4))
 
 
+def test_watching_starts_after_watch_seconds_of_cold_calls():
+    """A function with loops runs as CPython until its cold calls have taken watch_seconds;
+    cheap calls never pay for lowering it."""
+    from tierjit.runtime.dispatch import dispatcher_of
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=0.05):
+        f = tierjit.jit(factorial_loop)
+        d = dispatcher_of(f)
+        for _ in range(20):
+            assert f(20) == math.factorial(20)
+        assert d.counting == "watching" and d.cold_seconds < 0.05
+        d.cold_seconds = 0.05                 # as if the calls had taken that long
+        assert f(25) == math.factorial(25)
+        assert d.counting and d.counting.tier0 is not None
+
+
 def test_value_specialisation_can_be_turned_off():
     n = len(events.events())
     with tierjit.config.override(specialise_values=False, **HOT_SOON):
@@ -178,3 +195,13 @@ def test_value_specialisation_can_be_turned_off():
         for _ in range(10):
             assert f(x, 2) == power_sum(x, 2)
     assert not [e for e in since(n, "compile", "power_sum") if "=" in e.types]
+
+
+def test_loop_detection_matches_the_opcode_table():
+    import opcode
+
+    from tierjit.runtime.dispatch import _backward_opcodes, _has_loops
+    assert _backward_opcodes() == {opcode.opmap[n] for n in ("JUMP_BACKWARD",
+                                                             "JUMP_BACKWARD_NO_INTERRUPT")}
+    assert _has_loops(factorial_loop.__code__) and _has_loops(power_sum.__code__)
+    assert not _has_loops(sign_of.__code__)

@@ -38,9 +38,11 @@ CONFIGS = {
     # never hot, no counting tier 0: the original functions all the way
     "never-no-osr": {"hot_calls": None, "hot_seconds": None, "osr_backedges": None},
     # OSR at the first loop iteration of every call, compiled by that iteration
-    "osr1": {"hot_calls": None, "hot_seconds": None, "osr_backedges": 1, "background": False},
+    "osr1": {"hot_calls": None, "hot_seconds": None, "osr_backedges": 1, "watch_seconds": 0,
+             "background": False},
     # OSR requested after 3 iterations, built while the loop goes on
-    "osr3-background": {"hot_calls": None, "hot_seconds": None, "osr_backedges": 3},
+    "osr3-background": {"hot_calls": None, "hot_seconds": None, "osr_backedges": 3,
+                        "watch_seconds": 0},
 }
 PER_TOPIC = 3
 SUBSET = [p for topic in TOPICS for p in topic.PROGRAMS[:PER_TOPIC]]

@@ -5,7 +5,9 @@ is always 100"), the dispatcher compiles a version in which that argument's uses
 constant instead, behind an entry guard (backends.llvm.entry_wrapper: a call with another
 value takes the generic path). Constant folding, range analysis and LLVM then get known trip
 counts, folded branches and unrolled loops. The argument stays a parameter, so the version
-has the function's signature; only its uses change.
+has the function's signature; only its uses change. Which values qualify (exact int within 64
+bits, bool, float other than NaN) is decided by the dispatcher's profile
+(runtime.dispatch.bakeable), which must not import the IR on a cold call.
 
 Analogue: the value profiling and constant specialisation of HotSpot's and V8's optimising
 compilers.
@@ -17,15 +19,6 @@ from typing import Any
 
 from ..ir.nodes import Function, Instr
 from ..ir.ops import Op
-
-# Exact types whose values can be baked in: compared bit for bit by the entry guard.
-BAKED_TYPES = (int, bool, float)
-
-
-def bakeable(value: Any) -> bool:
-    return type(value) in BAKED_TYPES and (type(value) is not int or -2**63 <= value < 2**63) \
-        and value == value                          # not NaN: it never equals itself
-
 
 def bake_values(fn: Function, values: dict[int, Any]) -> Function:
     """Replace every use of argument i by the constant values[i] (a typed CONST in the entry

@@ -15,6 +15,8 @@ with a warning and the default is kept):
     TIERJIT_MAX_DEOPTS=K          deopts after which a specialisation's native code is dropped
                                   (default 100)
     TIERJIT_MAX_SPECIALISATIONS=N type specialisations per function (default 8)
+    TIERJIT_WATCH_MS=T|never      milliseconds of cold calls after which a function with loops
+                                  runs its cold calls in counting tier 0 (default 1)
     TIERJIT_OSR_BACKEDGES=N|never loop iterations after which a call running a loop in tier 0
                                   moves into native code (OSR; default 1000)
     TIERJIT_SPECIALISE_VALUES=1|0 compile constant arguments in (default 1)
@@ -34,7 +36,7 @@ import os
 _INF = float("inf")
 
 _FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log",
-           "osr_backedges", "perf", "specialise_values")
+           "osr_backedges", "watch_seconds", "perf", "specialise_values")
 
 
 class Config:
@@ -53,8 +55,10 @@ class Config:
                                 further signatures run as CPython.
     log: bool                   print every event to stderr as it happens.
     perf: bool                  write /tmp/perf-<pid>.map for Linux perf (runtime.perfmap).
-    osr_backedges: int | None   a tier="auto" function with loops runs its cold calls in tier 0,
-                                which counts loop iterations: after this many, a long call moves
+    watch_seconds: float | None a tier="auto" function with loops whose cold calls have taken this
+                                long in total (0: from its first call; None: never) runs its
+                                further cold calls in counting tier 0 ...
+    osr_backedges: int | None   ... which counts loop iterations: after this many, a long call moves
                                 into native code compiled for the rest of its loop (OSR), and
                                 asks again every as many iterations while that code is being
                                 built. None: never (cold calls run as CPython).
@@ -73,6 +77,7 @@ class Config:
     log: bool
     perf: bool
     osr_backedges: int | None
+    watch_seconds: float | None
     specialise_values: bool
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
@@ -87,6 +92,7 @@ class Config:
         self.log = False
         self.perf = False
         self.osr_backedges = 1000
+        self.watch_seconds = 0.001
         self.specialise_values = True
         if env is not None:
             self._read_env(env)
@@ -108,10 +114,10 @@ class Config:
                 extra = " or None (never)" if never else ""
                 raise TypeError(f"tierjit.config.{name} must be an int >= {low}{extra}, "
                                 f"got {value!r}")
-        elif name == "hot_seconds":
+        elif name in ("hot_seconds", "watch_seconds"):
             if value is not None and (isinstance(value, bool) or
                                       not isinstance(value, int | float) or value < 0):
-                raise TypeError(f"tierjit.config.hot_seconds must be a number >= 0 or None "
+                raise TypeError(f"tierjit.config.{name} must be a number >= 0 or None "
                                 f"(never), got {value!r}")
             value = None if value is None else float(value)
         object.__setattr__(self, name, value)
@@ -142,6 +148,7 @@ class Config:
             "TIERJIT_LOG": ("log", _flag),
             "TIERJIT_PERF": ("perf", _flag),
             "TIERJIT_OSR_BACKEDGES": ("osr_backedges", _int_or_never),
+            "TIERJIT_WATCH_MS": ("watch_seconds", _ms_or_never),
             "TIERJIT_SPECIALISE_VALUES": ("specialise_values", _flag),
         }
         for var, (name, parse) in parsers.items():

@@ -126,7 +126,8 @@ class Dispatcher:
         self.cold = tier == "auto"
         self.bypass = False
         # Counting tier 0 with OSR (runtime.osr) for the cold calls of a function with loops:
-        # None until the first cold call decides, then an OsrEntries or False.
+        # None until the first cold call, "watching" while a function with loops has taken
+        # less than config.watch_seconds, then an OsrEntries, or False.
         self.counting: Any = None if tier == "auto" else False
         # Value profile of the cold calls: per argument its value while it has been the same
         # in every sampled call, else _VARIES; False once nothing is constant any more.
@@ -373,6 +374,9 @@ class Dispatcher:
             vs = spec.value_spec
             if vs is not None and vs.runs_native and _matches(bound, vs.values):
                 return vs.native.entry_callable(*bound)
+            code = self.__dict__.get("_baseline_codes", {}).get(spec.arg_types)
+            if code is not None:                 # adaptive baseline (runtime/baseline.py)
+                return code.entry_callable(*bound)
         return self.cold_target(bound, {})(*bound)
 
     def _call_now(self, *args, **kwargs):
@@ -392,7 +396,12 @@ class Dispatcher:
         """What a cold call runs: counting tier 0 (runtime.osr) when the function has loops
         and the call binds plainly, else the original function."""
         c = self.counting
-        if c is None:
+        if c is None:                     # the first cold call: is there a loop to watch?
+            c = self.counting = "watching" if _has_loops(self.py_func.__code__) else False
+        if c == "watching":
+            watch = _config.watch_seconds
+            if watch is None or self.cold_seconds < watch:
+                return self.py_func
             c = self._start_counting()
         if (c is False or kwargs or len(args) != self._nparams
                 or not _unchanged(self.py_func, c.free)):
@@ -400,11 +409,11 @@ class Dispatcher:
         return c.tier0
 
     def _start_counting(self) -> "Any":
-        """Decide, at the first cold call, whether cold calls run counting tier 0."""
+        """Lower a function with loops that has taken config.watch_seconds of cold calls to
+        counting tier 0 (False when it cannot be, or OSR is off)."""
         from .events import note_pause, record
         self.counting = False
-        if _config.osr_backedges is None or not self._simple_sig \
-                or not _has_loops(self.py_func.__code__):
+        if _config.osr_backedges is None or not self._simple_sig:
             return False
         start = _clock()
         try:
@@ -430,7 +439,6 @@ class Dispatcher:
         if len(args) != self._nparams:
             return
         if prof is None:
-            from ..passes.values import bakeable
             self.profile = [a if bakeable(a) else _VARIES for a in args]
         else:
             for i, a in enumerate(args):
@@ -710,6 +718,15 @@ _VARIES = type("Varies", (), {"__repr__": lambda self: "<varies>"})()
 STABLE_AFTER = 2          # sampled cold calls that must agree before a value is baked in
 
 
+def bakeable(value: "Any") -> bool:
+    """Can value specialisation (passes.values) compile this argument in? Exact ints within
+    64 bits, bools and floats other than NaN (which never equals itself)."""
+    t = type(value)
+    if t is int:
+        return -2**63 <= value < 2**63
+    return t is bool or t is float and value == value
+
+
 def _same(a: "Any", b: "Any") -> bool:
     """The same value for the entry guard: same exact type, equal, and floats bit for bit."""
     if type(a) is not type(b) or a != b:
@@ -732,10 +749,13 @@ def _has_loops(code) -> bool:
 def _backward_opcodes() -> frozenset:
     global _BACKWARD
     if _BACKWARD is None:
-        import opcode
-        _BACKWARD = frozenset(opcode.opmap[n] for n in
-                              ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
-                              if n in opcode.opmap)
+        if sys.version_info[:2] in ((3, 11), (3, 12)):
+            _BACKWARD = frozenset((134, 140))  # JUMP_BACKWARD(_NO_INTERRUPT): no import (~1 ms)
+        else:
+            import opcode
+            _BACKWARD = frozenset(opcode.opmap[n] for n in
+                                  ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
+                                  if n in opcode.opmap)
     return _BACKWARD
 
 

@@ -62,12 +62,17 @@ def test_config_from_environment():
     c = Config({"TIERJIT_HOT_CALLS": "never", "TIERJIT_HOT_MS": "2.5",
                 "TIERJIT_BACKGROUND": "0", "TIERJIT_MAX_DEOPTS": "7", "TIERJIT_LOG": "1",
                 "TIERJIT_MAX_SPECIALISATIONS": "3", "TIERJIT_PERF": "1",
-                "TIERJIT_OSR_BACKEDGES": "never", "TIERJIT_SPECIALISE_VALUES": "0"})
+                "TIERJIT_OSR_BACKEDGES": "never", "TIERJIT_SPECIALISE_VALUES": "0",
+                "TIERJIT_WATCH_MS": "2"})
     assert c.as_dict() == {"hot_calls": None, "hot_seconds": 0.0025, "background": False,
                            "max_deopts": 7, "max_specialisations": 3, "log": True,
-                           "perf": True, "osr_backedges": None, "specialise_values": False}
+                           "perf": True, "osr_backedges": None, "specialise_values": False,
+                           "watch_seconds": 0.002}
     with pytest.raises(TypeError, match="osr_backedges must be an int >= 1"):
         c.osr_backedges = 0
+    c.hot_seconds = 0.25
+    c.watch_seconds = 0.0                    # each threshold moves only its own fast path
+    assert (c._seconds_at, c.watch_seconds) == (0.25, 0.0)
     with pytest.warns(RuntimeWarning, match="TIERJIT_HOT_CALLS='lots' ignored"):
         bad = Config({"TIERJIT_HOT_CALLS": "lots"})
     assert bad.hot_calls == Config().hot_calls
