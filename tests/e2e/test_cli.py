@@ -143,8 +143,10 @@ HAS_OSR = (importlib.util.find_spec("tierjit.runtime.osr") is not None
 def deopt_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("trace")
     trace, png = out / "run.json", out / "run.png"
+    # watched from the first call, so that scan's one long call moves into native code by OSR
+    env = dict(os.environ, TIERJIT_WATCH_MS="0")
     got = tierjit("run", "--trace", str(trace), "--plot", str(png), "--report",
-                  str(PROBES / "deopts.py"))
+                  str(PROBES / "deopts.py"), env=env)
     assert got.returncode == 0, got.stderr.decode()
     return got, json.loads(trace.read_text()), png
 
@@ -205,7 +207,8 @@ def test_report_of_the_deopt_run(deopt_run):
     assert "tierjit report" in err
     rows = table_rows(err)
     name, calls, tier, times, compiles, deopts, specs = rows["factorial"]
-    assert int(calls) >= 1500 and tier == "opt"
+    # calls through the dispatcher: from the hot one (1000) on, baseline code takes them
+    assert int(calls) >= 1000 and tier == "opt"
     assert re.search(r"\bopt \d+(\.\d+)? (ms|s)", compiles)
     assert int(deopts.split(":")[0]) >= 1 and "line " in deopts
     assert "(int) opt" in specs

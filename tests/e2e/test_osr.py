@@ -62,6 +62,9 @@ def test_one_long_call_moves_into_native_code(background):
         assert builds and all("reason" not in e.detail for e in builds), builds
     else:
         assert len(osr) == 1 and osr[0].detail["line"] == closest.__code__.co_firstlineno + 3
+        text = tierjit.explain(f)
+        assert f"OSR entry at the loop on line {osr[0].detail['line']}" in text, text
+        assert "watched: cold calls run counting tier 0" in text, text
 
 
 def factorial_loop(n):
@@ -150,6 +153,8 @@ def test_value_specialised_version_and_its_replacement():
             assert f(x, 3) == power_sum(x, 3)
         compiles = since(n, "compile", "power_sum")
         assert any("=3" in e.types and e.tier == "opt" for e in compiles), compiles
+        assert "power_sum(array(float64, 1d, C), int=3): opt (value-specialised" in \
+            tierjit.explain(f), tierjit.explain(f)
         assert f(x, 5) == power_sum(x, 5)               # another value: correct, and
         assert since(n, "recompile", "power_sum")        # the generic version is built
         for k in (3, 5, 0, 7):
@@ -205,3 +210,38 @@ def test_loop_detection_matches_the_opcode_table():
                                                              "JUMP_BACKWARD_NO_INTERRUPT")}
     assert _has_loops(factorial_loop.__code__) and _has_loops(power_sum.__code__)
     assert not _has_loops(sign_of.__code__)
+
+
+# -- deoptimisation feedback ---------------------------------------------------------------------
+
+def lcg_count(n, seed):
+    state = seed
+    odd = 0
+    for i in range(n):
+        state = (1664525 * state + 1013904223) % 4294967296
+        odd += state & 1
+    return odd, state
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_failing_speculation_is_compiled_out(background):
+    """The loop-range speculation (state < 2**32 on entry) fails for every call with a big
+    seed: after a few deopts a version without it replaces the code, and deopts stop."""
+    from tierjit.runtime.dispatch import RESPECULATE_AFTER, dispatcher_of
+    n = len(events.events())
+    with tierjit.config.override(hot_calls=1, hot_seconds=None, background=background,
+                                 specialise_values=False, watch_seconds=None):
+        f = tierjit.jit(lcg_count)
+        f(10, 1)
+        compiler.wait_idle(60)                  # compiled for the first call's types
+        for k in range(3 * RESPECULATE_AFTER):
+            assert f(1000, 2**40 + k) == lcg_count(1000, 2**40 + k)
+            compiler.wait_idle(60)
+    recompiles = since(n, "recompile", "lcg_count")
+    assert len(recompiles) == 1 and "loop-range" in recompiles[0].detail["reason"]
+    deopts = since(n, "deopt", "lcg_count")
+    assert len(deopts) == RESPECULATE_AFTER
+    spec = dispatcher_of(f).specs[next(iter(dispatcher_of(f).specs))]
+    assert spec.avoid and spec.runs_native and spec.installed
+    assert "compiled without loop-range speculation" in tierjit.explain(f)
+    assert f(1000, 5) == lcg_count(1000, 5)       # small seeds still right

@@ -3,6 +3,9 @@
 Each pass takes a typed Function and returns one (mutating its argument is allowed: the
 dispatcher hands it its own copy). With `VERIFY` true — set by the test suite — the IR
 verifier runs after every pass.
+
+Speculative passes also take `avoid`: the speculations that failed too often in an earlier
+version of the same code (deoptimisation feedback, runtime.dispatch), which they leave out.
 """
 
 from __future__ import annotations
@@ -25,11 +28,14 @@ PIPELINE = (
 )
 
 
-def optimise(fn: Function) -> Function:
+SPECULATIVE = frozenset({speculate_loop_ranges})
+
+
+def optimise(fn: Function, avoid: frozenset = frozenset()) -> Function:
     if VERIFY:
         verify(fn, typed=True)
     for p in PIPELINE:
-        fn = p(fn)
+        fn = p(fn, avoid) if p in SPECULATIVE else p(fn)
         if VERIFY:
             verify(fn, typed=True)
     return fn

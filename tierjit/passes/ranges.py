@@ -90,14 +90,17 @@ def compute_ranges(fn: Function) -> Function:
     return fn
 
 
-def speculate_loop_ranges(fn: Function) -> Function:
+def speculate_loop_ranges(fn: Function, avoid: frozenset = frozenset()) -> Function:
     """Speculate that a loop variable stays in the range its loop gives it.
 
     When every back edge passes a loop parameter a value of a narrow range (`state` after
     `state = (a * state + c) % 2**32`) but the value entering the loop is wider (an
     argument), a GUARD_RANGE on the entry edge checks once, before the loop, that the
     entering value is in that range too (deoptimising otherwise); inside the loop the
-    parameter then has the narrow range, and the guards that range makes unnecessary go."""
+    parameter then has the narrow range, and the guards that range makes unnecessary go.
+
+    `avoid` holds ("loop-range", header block id, parameter index) of speculations that
+    failed too often before (see `speculation_of`): those loops keep their guards inside."""
     from ..ir.nodes import Instr
     from ..ir.verifier import dominators
     dom = dominators(fn)
@@ -111,7 +114,7 @@ def speculate_loop_ranges(fn: Function) -> Function:
         if not back or not entry:
             continue
         for i, p in enumerate(h.params):
-            if not _is_int(p) or p.type.py is not int:
+            if not _is_int(p) or p.type.py is not int or ("loop-range", h.id, i) in avoid:
                 continue
             narrow = None
             for _, e in back:
@@ -188,3 +191,17 @@ def _transfer(ins, shapes) -> tuple[int, int] | None:
         r = arith(op, _rng(args[0]), _rng(args[1]))
         return clamp(*r) if r is not None else I64
     return I64
+
+
+def speculations_at(fn: Function, block: int, index: int) -> frozenset:
+    """The speculations a deopt resuming before fn.blocks[block].instrs[index] may have
+    come from, as `speculate_loop_ranges` names them in `avoid`: the GUARD_RANGEs from there to
+    the end of the block (native code defers a pure region's guards to one deopt point)."""
+    b = fn.blocks[block]
+    found = set()
+    for ins in b.instrs[index:]:
+        if ins.op is Op.GUARD_RANGE:
+            for e in b.terminator.targets:
+                if ins.result in e.args:
+                    found.add(("loop-range", e.block.id, e.args.index(ins.result)))
+    return frozenset(found)

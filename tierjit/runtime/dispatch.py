@@ -59,7 +59,7 @@ class Specialisation:
 
     __slots__ = ("arg_types", "typed", "tier0", "native", "tier", "reason", "resumes",
                  "deopts", "core_cell", "requested", "built", "gave_up", "error", "installed",
-                 "deopt_count", "queued_at", "values", "value_spec")
+                 "deopt_count", "queued_at", "values", "value_spec", "avoid", "replaced")
 
     def __init__(self, arg_types: "tuple[Type, ...]") -> None:
         self.arg_types = arg_types
@@ -82,6 +82,10 @@ class Specialisation:
         # arguments, {argument index: value}; on a generic one, that version while it is used.
         self.values: dict[int, Any] | None = None
         self.value_spec: Specialisation | None = None
+        # Deoptimisation feedback: speculations this version leaves out because they failed
+        # in an earlier one (passes.pipeline), and whether a successor is being built.
+        self.avoid: frozenset = frozenset()
+        self.replaced = False
 
     @property
     def runs_native(self) -> bool:
@@ -189,7 +193,7 @@ class Dispatcher:
                                       self.py_func.__code__.co_firstlineno)
                 spec.typed = self.infer(arg_types)
                 from ..passes.pipeline import optimise
-                spec.typed.fn = optimise(spec.typed.fn)
+                spec.typed.fn = optimise(spec.typed.fn, spec.avoid)
                 from ..backends.pyemit import compile_tier0
                 spec.tier0 = compile_tier0(spec.typed.fn, name=self.__name__)
                 spec.tier = "interp"
@@ -332,10 +336,51 @@ class Dispatcher:
             return
         record("deopt", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                **_frame_state_detail(spec, index))
+        if spec.deopts.get(index, 0) >= RESPECULATE_AFTER and not spec.replaced \
+                and spec.values is None and self.specs.get(spec.arg_types) is spec:
+            self._respeculate(spec, index)
         if spec.deopt_count >= _config.max_deopts:
             self.give_up(spec, f"{spec.deopt_count} deopts (max_deopts="
                                f"{_config.max_deopts}); most at "
                                f"{_describe_frame_state(spec, _most_deopts(spec))}")
+
+    def _respeculate(self, spec: "Specialisation", index: int) -> None:
+        """A speculation keeps failing: build a version without it (the recompile event);
+        it replaces spec when ready. Failing guards that are not speculations (an overflow
+        past 64 bits, an index out of bounds) are left to give-up."""
+        from ..passes.ranges import speculations_at
+        from .events import record
+        fs = spec.native.frame_states[index]
+        what = speculations_at(spec.typed.fn, fs.block, fs.index) - spec.avoid
+        if not what:
+            return
+        spec.replaced = True
+        new = Specialisation(spec.arg_types)
+        new.avoid, new.requested = spec.avoid | what, True
+        kinds = ", ".join(sorted({w[0] for w in what}))
+        record("recompile", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
+               reason=f"{kinds} speculation at {_describe_frame_state(spec, index)} failed "
+                      f"{spec.deopts[index]} times")
+        from . import compiler
+        job = _Build(self, new)
+        job.replaces = spec
+        if _config.background and not compiler.get_compiler().is_compiler_thread():
+            self._submit(job)
+        else:
+            self._replace(spec, new)
+
+    def _replace(self, old: "Specialisation", new: "Specialisation") -> None:
+        """Build `new` (the same types, fewer speculations) and put it in old's place."""
+        with self._lock:
+            self.specs[old.arg_types] = new
+            try:
+                self.specialise(new.arg_types)
+            finally:
+                if new.runs_native:
+                    old.gave_up = f"replaced by a version without a failing speculation"
+                    old.installed = False
+                else:                       # no better code: keep the old version
+                    self.specs[old.arg_types] = old
 
     def give_up(self, spec: "Specialisation", why: str) -> None:
         """Stop using spec's native code: its calls go to the slow path from now on."""
@@ -566,6 +611,9 @@ class Dispatcher:
     def _build_in_background(self, job: "_Build") -> None:
         spec = job.spec
         try:
+            if job.replaces is not None:
+                self._replace(job.replaces, spec)
+                return
             if spec is None:               # queued with the arguments: type them here
                 key = tuple(_types_of(job.args))
                 spec = self.specs.get(key)
@@ -639,25 +687,54 @@ class Dispatcher:
             return "\n".join(lines)
         if self.tier == "auto":
             lines.append("  " + self._explain_heat())
+            watch = self._explain_watch()
+            if watch:
+                lines.append("  " + watch)
         elif not self.specs:
             lines.append("  compiles on its first call (no specialisation yet)")
         for spec in list(self.specs.values()):
-            if not spec.requested:
+            if not spec.requested and spec.value_spec is None:
                 continue                # typed for a caller only
-            head = f"  {self.__name__}{_fmt_types(spec.arg_types)}: {spec.tier}"
-            if spec.gave_up is not None:
-                head += f" — native code dropped after {spec.gave_up}"
-            elif spec.reason is not None:
-                head += f" — not in a higher tier because {spec.reason.describe()}"
-            elif not spec.built:
-                head += " — compiling in the background"
-            elif spec.deopt_count:
-                head += f" ({spec.deopt_count} deopts)"
-            lines.append(head)
+            if spec.value_spec is not None:
+                lines.append(self._explain_spec(spec.value_spec, " (value-specialised: used "
+                                                "while the calls pass these values)"))
+            if spec.requested:
+                lines.append(self._explain_spec(spec))
+        for (header, _), spec in list(getattr(self.counting, "entries", {}).items()):
+            lines.append(self._explain_spec(spec, f" (OSR entry at the loop on line "
+                                                  f"{self.counting.points[header].line})"))
         if not self.cold and len(self.specs) >= _config.max_specialisations:
             lines.append(f"  further argument types run as CPython: max_specialisations="
                          f"{_config.max_specialisations} reached")
         return "\n".join(lines)
+
+    def _explain_spec(self, spec: "Specialisation", what: str = "") -> str:
+        head = f"  {self.__name__}{_fmt_types(spec.arg_types, spec.values)}: {spec.tier}{what}"
+        if spec.gave_up is not None:
+            head += f" — native code dropped after {spec.gave_up}"
+        elif spec.reason is not None:
+            head += f" — not in a higher tier because {spec.reason.describe()}"
+        elif not spec.built:
+            head += " — compiling in the background"
+        elif spec.deopt_count:
+            head += f" ({spec.deopt_count} deopts)"
+        if spec.avoid:
+            head += (" — compiled without " + ", ".join(sorted({a[0] for a in spec.avoid}))
+                     + " speculation, which failed in an earlier version")
+        return head
+
+    def _explain_watch(self) -> str:
+        c = self.counting
+        if c == "watching" and self.cold:
+            return (f"has loops: watched (cold calls in counting tier 0, OSR) once its cold "
+                    f"calls have taken {_config.watch_seconds * 1e3:g} ms"
+                    if _config.watch_seconds is not None and _config.osr_backedges is not None
+                    else "has loops: not watched (config.watch_seconds or osr_backedges None)")
+        if c and c != "watching":
+            where = ", ".join(str(p.line) for p in c.points.values())
+            return (f"watched: cold calls run counting tier 0; its loops (line {where}) move "
+                    f"into native code by OSR ({c.transfers} so far)")
+        return ""
 
     def _explain_heat(self) -> str:
         rule = _hot_rule()
@@ -694,11 +771,12 @@ class _Build:
     """A compiler-thread job: build one specialisation, or first find it from the arguments
     of a call (which the job holds until it has typed them)."""
 
-    __slots__ = ("dispatcher", "spec", "args", "queued_at", "__qualname__")
+    __slots__ = ("dispatcher", "spec", "args", "queued_at", "replaces", "__qualname__")
 
     def __init__(self, dispatcher: "Dispatcher", spec: "Specialisation | None",
                  args: tuple | None = None) -> None:
         self.dispatcher, self.spec, self.args = dispatcher, spec, args
+        self.replaces: Specialisation | None = None     # a version spec takes over from
         self.queued_at = 0.0
         self.__qualname__ = dispatcher.__qualname__
 
@@ -715,6 +793,7 @@ def _types_of(args: tuple):
 
 
 _VARIES = type("Varies", (), {"__repr__": lambda self: "<varies>"})()
+RESPECULATE_AFTER = 4     # deopts at one speculative guard before a version without it
 STABLE_AFTER = 2          # sampled cold calls that must agree before a value is baked in
 
 

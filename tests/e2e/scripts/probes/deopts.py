@@ -1,8 +1,9 @@
 """Compiles, tier-ups, deopts and (when tierjit has OSR) an OSR entry, for the trace and plot.
 
 `factorial` is hot by calls and compiled; factorial(25) then overflows 64 bits in native code
-(a deopt) every third call. `scan` is called once with a long loop: with OSR the call enters
-native code in the middle of it."""
+(a deopt) every third call. `scan` is called once with a long loop: with OSR (and
+TIERJIT_WATCH_MS=0, so that a function is watched from its first call) the call enters native
+code in the middle of it."""
 
 import numpy as np
 
