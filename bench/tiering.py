@@ -1,6 +1,6 @@
 """Tiering benchmarks (issue 3): what the adaptive default costs and how fast it gets going.
 
-    bench/tiering.py [--parts fifty,first,osr,values,pause] [--runs N] [--kernels fib,closest] [--quick]
+    bench/tiering.py [--parts fifty,first,osr,values,warmup,pause] [--runs N] [--kernels fib,closest] [--quick]
 
 fifty   A script of 50 small numeric functions, each called at most 10 times, run in fresh
         processes with `@tierjit.jit` and with an identity decorator (plain CPython), alternately,
@@ -20,6 +20,10 @@ values  Value specialisation: an LCG filling an array, whose multiplier, increme
         are arguments, called with the same ones every time; the generic version
         (specialise_values=False) against the value-specialised one, best of 30 calls each,
         alternating, in one process (issue target: >= 1.5x).
+warmup  Warm-up curves: per kernel (quick scale) and column (CPython, tierjit's default, Numba),
+        a fresh process calls the kernel over and over for about WARMUP_SECONDS (setup and
+        imports done, decoration included in the clock) and reports the time per call at points
+        of the elapsed time: when each column reaches its steady speed shows its warm-up.
 pause   The longest main-thread pause caused by the JIT: every kernel (at a small scale) is
         made hot, so all ten compile on the compiler thread, while the main thread runs a
         heartbeat loop of ~20 us ticks; the longest gap between ticks, against the same loop with
@@ -292,6 +296,63 @@ def _timed(f, args) -> float:
     return time.perf_counter() - start
 
 
+# -- warm-up curves ------------------------------------------------------------------------------
+
+WARMUP_SECONDS = 2.0
+WARMUP_MARKS = (0.0, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+WARMUP_COLUMNS = ("cpython", "tierjit", "numba")
+
+
+def child_warmup(kernel: str, column: str) -> None:
+    from harness import kernel as kernels
+    k = kernels.load(kernel, f"_{column}")
+    args = k.setup(k.quick_scale)
+    module = k.module
+    start = time.perf_counter()
+    if column == "tierjit":
+        import tierjit
+        for name in module.JIT:
+            setattr(module, name, tierjit.jit(getattr(module, name)))
+    elif column == "numba":
+        import numba
+        for name in module.JIT:
+            setattr(module, name, numba.njit(getattr(module, name)))
+    fn = getattr(module, module.ENTRY)
+    calls: list[tuple[float, float]] = []            # (elapsed at the end, duration)
+    while True:
+        t = time.perf_counter()
+        fn(*args)
+        end = time.perf_counter()
+        calls.append((end - start, end - t))
+        if end - start > WARMUP_SECONDS:
+            break
+    emit({"kernel": kernel, "column": column, "calls": calls[:20000]})
+
+
+def part_warmup(names: list[str]) -> None:
+    print(f"warm-up: time per call (ms) from each mark (s since decoration) to the next: median "
+          f"of the calls ending there, or the call running across it; quick scale, fresh "
+          f"process, ~{WARMUP_SECONDS:g} s per column")
+    marks = "".join(f"{m:>9g}s" for m in WARMUP_MARKS)
+    print(f"  {'kernel':<14} {'column':<8} {'calls':>7}{marks}")
+    for name in names:
+        for column in WARMUP_COLUMNS:
+            r = run_child(["_warmup", name, column])
+            if "error" in r:
+                print(f"  {name:<14} {column:<8} error: {r['error']}")
+                continue
+            calls = r["calls"]
+            cells = []
+            for m, m2 in zip(WARMUP_MARKS, WARMUP_MARKS[1:] + (float("inf"),)):
+                # the median call ending between this mark and the next (the machine is
+                # noisy); else the call that was running at the mark
+                window = [d for end, d in calls if m <= end < m2]
+                d = statistics.median(window) if window else \
+                    next((d for end, d in calls if end >= m), calls[-1][1])
+                cells.append(f"{d * 1e3:10.3f}")
+            print(f"  {name:<14} {column:<8} {len(calls):>7}{''.join(cells)}", flush=True)
+
+
 # -- main-thread pauses --------------------------------------------------------------------------
 
 def heartbeat(seconds: float, until_idle: bool = False) -> tuple[float, int]:
@@ -368,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "_first":
         child_first(argv[1], argv[2], "--quick" in argv)
         return 0
+    if argv and argv[0] == "_warmup":
+        child_warmup(argv[1], argv[2])
+        return 0
     if argv and argv[0] == "_osr":
         child_osr(argv[1], int(argv[2]))
         return 0
@@ -375,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         child_pause(argv[1].split(","))
         return 0
     parser = argparse.ArgumentParser(description=textwrap.dedent(__doc__).split("\n\n")[0])
-    parser.add_argument("--parts", default="fifty,first,osr,values,pause")
+    parser.add_argument("--parts", default="fifty,first,osr,values,warmup,pause")
     parser.add_argument("--runs", type=int, default=15, help="processes per fifty variant")
     parser.add_argument("--kernels", default=",".join(KERNELS))
     parser.add_argument("--quick", action="store_true", help="first calls at quick scale")
@@ -390,6 +454,8 @@ def main(argv: list[str] | None = None) -> int:
         part_osr(100_000 if opts.quick else 10_000_000)
     if "values" in parts:
         part_values()
+    if "warmup" in parts:
+        part_warmup(names)
     if "pause" in parts:
         part_pause(names, 3)
     return 0

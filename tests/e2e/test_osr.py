@@ -188,8 +188,13 @@ def test_watching_starts_after_watch_seconds_of_cold_calls():
             assert f(20) == math.factorial(20)
         assert d.counting == "watching" and d.cold_seconds < 0.05
         d.cold_seconds = 0.05                 # as if the calls had taken that long
-        assert f(25) == math.factorial(25)
+        n = len(events.events())
+        assert f(25) == math.factorial(25)     # runs as CPython: lowering is queued
+        assert compiler.wait_idle(60)
         assert d.counting and d.counting.tier0 is not None
+        built = [e for e in since(n, "compile", "factorial_loop") if e.detail.get("counting")]
+        assert [e.thread for e in built] == [events.COMPILER_THREAD]
+        assert f(26) == math.factorial(26)
 
 
 def test_value_specialisation_can_be_turned_off():
@@ -245,3 +250,30 @@ def test_failing_speculation_is_compiled_out(background):
     assert spec.avoid and spec.runs_native and spec.installed
     assert "compiled without loop-range speculation" in tierjit.explain(f)
     assert f(1000, 5) == lcg_count(1000, 5)       # small seeds still right
+
+
+def test_threads_moving_into_osr_code_at_once():
+    """Four threads run the same watched loop while its OSR entry is built and entered."""
+    import threading
+    v = np.random.default_rng(3).random(200_000) * 1000.0
+    expected = closest(v, 500.0)
+    results, errors = [], []
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=500,
+                                 watch_seconds=0):
+        f = tierjit.jit(closest)
+
+        def work():
+            try:
+                for _ in range(3):
+                    results.append(f(v, 500.0))
+            except BaseException as e:      # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        compiler.wait_idle(60)
+    assert not errors, errors
+    assert results == [expected] * 12

@@ -56,8 +56,9 @@ class Config:
     log: bool                   print every event to stderr as it happens.
     perf: bool                  write /tmp/perf-<pid>.map for Linux perf (runtime.perfmap).
     watch_seconds: float | None a tier="auto" function with loops whose cold calls have taken this
-                                long in total (0: from its first call; None: never) runs its
-                                further cold calls in counting tier 0 ...
+                                long in total runs its further cold calls in counting tier 0,
+                                lowered on the compiler thread (0: from its first call, lowered
+                                by that call; None: never) ...
     osr_backedges: int | None   ... which counts loop iterations: after this many, a long call moves
                                 into native code compiled for the rest of its loop (OSR), and
                                 asks again every as many iterations while that code is being

@@ -131,7 +131,8 @@ class Dispatcher:
         self.bypass = False
         # Counting tier 0 with OSR (runtime.osr) for the cold calls of a function with loops:
         # None until the first cold call, "watching" while a function with loops has taken
-        # less than config.watch_seconds, then an OsrEntries, or False.
+        # less than config.watch_seconds, "building" while the compiler thread lowers it, then
+        # an OsrEntries, or False.
         self.counting: Any = None if tier == "auto" else False
         # Value profile of the cold calls: per argument its value while it has been the same
         # in every sampled call, else _VARIES; False once nothing is constant any more.
@@ -448,18 +449,31 @@ class Dispatcher:
             if watch is None or self.cold_seconds < watch:
                 return self.py_func
             c = self._start_counting()
-        if (c is False or kwargs or len(args) != self._nparams
+        if (c is False or c == "building" or kwargs or len(args) != self._nparams
                 or not _unchanged(self.py_func, c.free)):
             return self.py_func
         return c.tier0
 
     def _start_counting(self) -> "Any":
-        """Lower a function with loops that has taken config.watch_seconds of cold calls to
-        counting tier 0 (False when it cannot be, or OSR is off)."""
-        from .events import note_pause, record
+        """A function with loops has taken config.watch_seconds of cold calls: lower it to
+        counting tier 0, on the compiler thread under config.background (cold calls run the
+        original function until it is there) unless watch_seconds is 0, which asks for it
+        at the first call. Returns what self.counting now is."""
         self.counting = False
         if _config.osr_backedges is None or not self._simple_sig:
             return False
+        from . import compiler
+        if _config.background and _config.watch_seconds \
+                and not compiler.get_compiler().is_compiler_thread():
+            self.counting = "building"
+            job = _Counting(self)
+            if not compiler.get_compiler().submit(job):
+                self.counting = False
+            return self.counting
+        return self._build_counting()
+
+    def _build_counting(self) -> "Any":
+        from .events import note_pause, record
         start = _clock()
         try:
             from ..errors import Unsupported
@@ -730,7 +744,7 @@ class Dispatcher:
                     f"calls have taken {_config.watch_seconds * 1e3:g} ms"
                     if _config.watch_seconds is not None and _config.osr_backedges is not None
                     else "has loops: not watched (config.watch_seconds or osr_backedges None)")
-        if c and c != "watching":
+        if hasattr(c, "points"):
             where = ", ".join(str(p.line) for p in c.points.values())
             return (f"watched: cold calls run counting tier 0; its loops (line {where}) move "
                     f"into native code by OSR ({c.transfers} so far)")
@@ -782,6 +796,24 @@ class _Build:
 
     def __call__(self) -> None:
         self.dispatcher._build_in_background(self)
+
+
+class _Counting:
+    """A compiler-thread job: build a watched function's counting tier 0."""
+
+    __slots__ = ("dispatcher", "__qualname__")
+
+    def __init__(self, dispatcher: "Dispatcher") -> None:
+        self.dispatcher = dispatcher
+        self.__qualname__ = dispatcher.__qualname__
+
+    def __call__(self) -> None:
+        d = self.dispatcher
+        try:
+            d._build_counting()
+        finally:
+            if d.counting == "building":
+                d.counting = False
 
 
 def _types_of(args: tuple):
@@ -960,6 +992,8 @@ def forget_queued_builds() -> None:
                 job.spec.requested = False
         d._pending.clear()
         d.bypass = d._ir_error is not None
+        if d.counting == "building":
+            d.counting = "watching"
 
 
 def dispatchers() -> "list[Dispatcher]":

@@ -30,6 +30,6 @@ for k in range(1500):
 compiler.wait_idle(60)
 for k in range(30):
     factorial(25 if k % 3 == 0 else 12)
-print(scan(np.linspace(0.0, 1.0, 3_000_000)))
+print(scan(np.linspace(0.0, 1.0, 10_000_000)))
 compiler.wait_idle(60)
 print(factorial(25))
