@@ -49,6 +49,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=120.0,
                         help="seconds before one cell's worker is killed (default 120)")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="skip bench/baseline.py (baseline tier vs CPython and LLVM)")
     docs = parser.add_mutually_exclusive_group()
     docs.add_argument("--docs", action="store_true", default=None,
                       help="update docs/performance.md even for a partial or quick run")
@@ -253,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
         body += render.markdown(report, command)
         print(f"table written to {store.update_docs(body).relative_to(BENCH.parent)}")
     print(f"total {elapsed:.0f} s")
+    if not opts.no_baseline:      # the baseline tier side by side (bench/baseline.py)
+        print("\nbaseline tier (bench/baseline.py):", flush=True)
+        subprocess.run([sys.executable, str(BENCH / "baseline.py"), "--kernels",
+                        ",".join(names), "--scale", "quick"], check=False)
     return 0
 
 

@@ -22,3 +22,17 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     if config.getoption("--update-golden", default=False):
         os.environ["TIERJIT_UPDATE_GOLDEN"] = "1"
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_event_log():
+    """Each test starts with an empty event log: tests count the events they cause by the
+    log's length, which stops growing once it holds its maximum (runtime.events.MAX_EVENTS)."""
+    import sys
+    events = sys.modules.get("tierjit.runtime.events")
+    if events is not None:
+        events.clear()
+    yield

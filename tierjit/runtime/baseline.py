@@ -1,12 +1,26 @@
-"""The baseline tier's place in the runtime: building a specialisation's copy-and-patch code.
+"""The baseline tier's place in the runtime.
 
-`compile_into(dispatcher, spec)` is what the dispatcher calls for tier="baseline" (and, in
-adaptive tiering, for warm code on the calling thread): it copies and patches stencils
-(backends/stencils) for the specialisation's typed IR, in microseconds, and records why when
-it cannot. `ensure_baseline` builds a callee's baseline code when a baseline caller needs it.
+- tier="baseline": `compile_into(dispatcher, spec)` is the dispatcher's native compile: the
+  specialisation's typed IR copied and patched (backends/stencils), its code in spec.native.
+- tier="auto" (adaptive): when a signature is asked for once the function is warm (the
+  dispatcher's hot rule), `warm` builds baseline code *on the calling thread* and puts it in
+  the dispatch slot at once, before the LLVM build of the same signature is queued for the
+  compiler thread as usual; LLVM's code replaces it in the slot when it is ready. The
+  baseline code works on its own optimised copy of the typed IR and resumes in its own
+  tier-0 functions, so the LLVM build and its frame states are untouched. A baseline build
+  that fails leaves the signature to LLVM, silently (`explain` shows LLVM's outcome); one
+  whose code deoptimises `config.max_deopts` times leaves the slot.
+- A baseline caller needs its callees in baseline too: `ensure_baseline` builds them.
+
+TIERJIT_BASELINE=0 in the environment leaves adaptive tiering without the baseline tier.
 """
 
 from __future__ import annotations
+
+import dataclasses
+import os
+
+ENABLED = os.environ.get("TIERJIT_BASELINE", "1") not in ("0", "")
 
 
 def compile_into(dispatcher, spec) -> None:
@@ -28,43 +42,129 @@ def compile_into(dispatcher, spec) -> None:
     spec.tier = "baseline"
 
 
-def ensure_baseline(dispatcher, key) -> None:
-    """Baseline code for dispatcher's specialisation `key`, for a baseline caller: typed IR
-    and tier 0 as the dispatcher builds them, then copy-and-patch. The code lands in the
-    dispatcher's baseline cell for key (backends.stencils.code.baseline_cells); it becomes
-    the specialisation's native code only if it has none."""
-    from ..backends.stencils.code import baseline_cells, compile_baseline
-    from ..errors import Unsupported
-    spec = dispatcher.specs.get(key)
-    if spec is None or spec.tier0 is None:
-        if dispatcher.tier == "baseline":
-            dispatcher.specialise(key)
-            return
-        from ..backends.pyemit import compile_tier0
-        from ..passes.pipeline import optimise
-        from .dispatch import Specialisation
-        typed = dispatcher.infer(key)
-        spec = dispatcher.specs.setdefault(key, Specialisation(key))
-        if spec.tier0 is None:
-            typed.fn = optimise(typed.fn)
-            spec.typed = typed
-            spec.tier0 = compile_tier0(typed.fn, name=dispatcher.__name__)
-            if spec.tier == "python":
-                spec.tier = "interp"
-    if baseline_cells(dispatcher).get(key) is not None and baseline_cells(dispatcher)[key].value:
-        return
-    try:
-        code = compile_baseline(dispatcher, spec)
-    except Unsupported:
-        return
-    spec.__dict__ if False else None
-    _extra_codes(dispatcher)[key] = code
-    if spec.native is None:
-        spec.native, spec.tier = code, "baseline"
-
-
-def _extra_codes(dispatcher) -> dict:
+def _codes(dispatcher) -> dict:
+    """Per dispatcher: argument types -> baseline code built outside spec.native."""
     d = dispatcher.__dict__.get("_baseline_codes")
     if d is None:
         d = dispatcher.__dict__.setdefault("_baseline_codes", {})
     return d
+
+
+def build_private(dispatcher, key):
+    """Baseline code for dispatcher's signature `key` from its own optimised copy of the
+    typed IR, leaving the specialisation's fields to the dispatcher. None if unsupported."""
+    from ..backends.stencils.code import compile_baseline
+    from ..errors import Unsupported
+    from ..ir.clone import clone
+    from ..passes.pipeline import optimise
+    from .dispatch import Specialisation
+    codes = _codes(dispatcher)
+    if key in codes:
+        return codes[key]
+    codes[key] = None                      # also: being built (recursion)
+    try:
+        typed = dispatcher.infer(key)
+        own = dataclasses.replace(typed, fn=optimise(clone(typed.fn)))
+        spec = dispatcher.specs.setdefault(key, Specialisation(key))
+        code = compile_baseline(dispatcher, spec, own, dispatcher.py_func)
+    except Unsupported:
+        return None
+    codes[key] = code
+    return code
+
+
+def ensure_baseline(dispatcher, key) -> None:
+    """Baseline code for a baseline caller's callee: the callee's own specialisation when it
+    is a tier="baseline" function, else a private build (see build_private)."""
+    if dispatcher.tier == "baseline":
+        dispatcher.specialise(key)
+    else:
+        build_private(dispatcher, key)
+
+
+def warm(dispatcher, args: tuple) -> None:
+    """Adaptive tiering: the first time a warm function is called with these argument
+    types, build baseline code now and switch the dispatch slot to it."""
+    # The compiler thread may be importing the compiler right now (counting tier 0, typing
+    # arguments): dataclasses reads `typing` from sys.modules without importing it, so a
+    # half-imported `typing` breaks the type lattice's import here. `import typing` waits
+    # for that import to finish (the module's import lock) before anything else goes on.
+    import typing  # noqa: F401
+    from ..types.lattice import type_of_value
+    key = tuple(type_of_value(a) for a in args)
+    codes = _codes(dispatcher)
+    if key in codes:
+        code = codes[key]
+        spec = dispatcher.specs.get(key)
+        if code is not None and (spec is None or spec.native is None) \
+                and _slot(dispatcher) != code.entry_address:
+            _install(dispatcher, key, code)     # again, e.g. in a child after fork()
+        return
+    if any(t is None for t in key):
+        return
+    from .config import config
+    if key not in dispatcher.specs and len(dispatcher.specs) >= config.max_specialisations:
+        return                            # further signatures run as CPython
+    from time import perf_counter
+    from .dispatch import STRICT, _fmt_types
+    from .events import note_pause, record
+    start = perf_counter()
+    try:
+        code = build_private(dispatcher, key)
+    except Exception as e:        # noqa: BLE001 - a compiler bug must not reach the program
+        _codes(dispatcher)[key] = None
+        if STRICT:
+            raise
+        record("error", dispatcher.__qualname__, _fmt_types(key), "baseline",
+               detail=f"baseline build failed: {type(e).__name__}: {e}")
+        return
+    seconds = perf_counter() - start
+    note_pause(seconds)
+    if code is None:
+        return
+    record("compile", dispatcher.__qualname__, _fmt_types(key), "baseline", seconds,
+           baseline_us=round(code.compile_seconds * 1e6, 1))
+    spec = dispatcher.specs.get(key)
+    if spec is not None and spec.native is not None:
+        return                            # LLVM got there first
+    _install(dispatcher, key, code)
+
+
+def _slot(dispatcher) -> int:
+    from . import entry
+    return entry.get_slot(dispatcher.entry) if entry.is_entry(dispatcher.entry) else 0
+
+
+def _install(dispatcher, key, code) -> None:
+    from . import shim
+    from .dispatch import _fmt_types
+    from .events import record
+    ok = shim.install(dispatcher.entry, code.entry_address)
+    record("tier-up", dispatcher.__qualname__, _fmt_types(key), "baseline",
+           slot="switched" if ok else "unchanged")
+
+    def give_up():
+        s = dispatcher.specs.get(key)
+        if s is None or s.native is None:
+            shim.uninstall(dispatcher.entry)
+        record("give-up", dispatcher.__qualname__, _fmt_types(key), "baseline",
+               reason="baseline code deoptimised max_deopts times")
+    code.keepalive[0].on_give_up = give_up
+
+
+def _after_fork_in_child() -> None:
+    """Builds queued before fork() are forgotten in the child (runtime.compiler); a function
+    running baseline code would never reach the dispatcher again to ask for them, so its slot
+    goes back to the slow path, which asks again (and reinstalls the baseline code)."""
+    from . import shim
+    from .dispatch import dispatchers
+    for d in dispatchers():
+        for key, code in list(_codes(d).items()):
+            spec = d.specs.get(key)
+            if code is not None and (spec is None or spec.native is None) \
+                    and _slot(d) == code.entry_address:
+                shim.uninstall(d.entry)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -546,6 +546,10 @@ class Dispatcher:
 
     def _spec_for(self, args: tuple) -> "Specialisation | None":
         """The specialisation for these arguments' types; requests its build when new."""
+        if self.tier == "auto":                  # warm: baseline now (runtime/baseline.py)
+            from . import baseline
+            if baseline.ENABLED:
+                baseline.warm(self, args)
         if _type_of_value is None and _config.background:
             # The type lattice is not loaded yet: importing it here (~20 ms) would pause the
             # program, so the compiler thread types the arguments too.

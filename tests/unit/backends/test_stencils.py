@@ -126,17 +126,12 @@ def test_copy_and_patch_runs_and_is_never_writable_and_executable(monkeypatch):
         _no_wx()
     monkeypatch.setattr(codemem.Region, "write", write)
     value = 0x1234_5678_9ABC_DEF0
-    pieces = [
-        ("enter", {"K": 64, "K2": 0 | (1 << 20) | (100 << 40), "K4": emit.Data(0),
-                   "K3": ctypes.addressof(codemem.arena().active), "BODY": emit.Label(1),
-                   "JT": emit.Label(1)}),
-        ("const", {"C": 40, "K": value}),
-        ("ret_copy", {"A": 40, "E": 0}),
-        ("ret", {}),
-    ]
-    out = emit.emit(lib, pieces, struct.pack("<q", 0))
+    pieces, data, refs, ext = _core([("const", {"C": 48, "K": value}),
+                                     ("ret_copy", {"A": 48, "E": 0}), ("ret", {})])
+    out = emit.emit(lib, pieces, data, ext, refs)
     _no_wx()
-    assert seen and codemem.arena().base <= out.starts[0] < codemem.arena().base + codemem.ARENA_BYTES
+    a = codemem.arena()
+    assert seen and a.base <= out.starts[0] < a.base + codemem.ARENA_BYTES
     core = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)(out.starts[0])
     result = (ctypes.c_int64 * 2)()
     args = (ctypes.c_int64 * 1)()
@@ -147,17 +142,31 @@ def test_copy_and_patch_runs_and_is_never_writable_and_executable(monkeypatch):
         out.region.write(0, b"\x90")
 
 
-def test_trampolines_reach_c_functions():
-    """The prologue calls Py_DecRef through a trampoline in the function's region."""
+def _core(body):
+    """A core (the shared prologue's thunk) running `body`, with its function descriptor."""
+    from tierjit.runtime import entry as entry_mod
     lib = library.load()
-    pieces = [("enter", {"K": 64, "K2": 1 << 40, "K4": emit.Data(0),
-                         "K3": ctypes.addressof(codemem.arena().active), "BODY": emit.Label(1),
-                         "JT": emit.Label(1)}),
-              ("ret", {})]
-    out = emit.emit(lib, pieces, b"\0" * 8)
-    code = ctypes.string_at(out.starts[0], out.region.size)
+    ext = emit.shared(lib, ctypes.addressof(codemem.arena().active), entry_mod.FALLBACK_OFFSET)
+    fd = struct.pack("<9q", 64, 100 << 40, 0, 0, 0, 0, 0, 0, 0)
+    refs = [(16, emit.Data(72)), (24, emit.Label(1)), (32, emit.Label(1)), (64, emit.Label(0))]
+    return [("core", {"K": emit.Data(0)})] + body, fd + b"\0" * 8, refs, ext
+
+
+def test_trampolines_reach_c_functions():
+    """C functions are reached through trampolines (jmp *0(%rip); address) in the arena."""
+    lib = library.load()
+    _pieces, _data, _refs, ext = _core([])
     target = emit.c_address("Py_DecRef")
-    assert b"\xff\x25\x00\x00\x00\x00" + struct.pack("<Q", target) in code
+    tramp = ext["Py_DecRef"]
+    assert ctypes.string_at(tramp, 14) == b"\xff\x25\x00\x00\x00\x00" + struct.pack("<Q", target)
+    a = codemem.arena()
+    assert a.base <= tramp < a.base + codemem.ARENA_BYTES
+    # the shared prologue calls Py_DecRef: its call lands on the trampoline
+    code = ctypes.string_at(ext["ENTER"], 4096)
+    calls = [i for i in range(len(code) - 5) if code[i] == 0xE8 and
+             ext["ENTER"] + i + 5 + struct.unpack_from("<i", code, i + 1)[0] == tramp]
+    assert calls
+    assert lib.stencils["enter"].holes
 
 
 def test_freed_regions_are_pooled_and_inaccessible():
@@ -205,3 +214,124 @@ def test_baseline_functions_guard_and_deopt():
     with pytest.raises(ZeroDivisionError):
         g(3, 0)
     _no_wx()
+
+
+def test_deep_recursion_deoptimises_at_entry_without_giving_up():
+    import sys
+
+    import tierjit
+
+    @tierjit.jit(tier="baseline")
+    def depth(n):
+        if n == 0:
+            return 0
+        return 1 + depth(n - 1)
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(20000)
+    try:
+        assert depth(10) == 10
+        assert depth(2500) == 2500          # beyond 2000 nested native calls: tier 0
+    finally:
+        sys.setrecursionlimit(old)
+    spec = tierjit.runtime.dispatch.dispatcher_of(depth).latest()
+    assert spec.tier == "baseline" and spec.gave_up is None
+    assert depth(30) == 30
+
+
+def test_callee_overflow_hands_the_result_object_to_its_caller():
+    import tierjit
+
+    @tierjit.jit(tier="baseline")
+    def fact(n):
+        if n <= 1:
+            return 1
+        return n * fact(n - 1)
+
+    assert [fact(k) for k in (0, 1, 20, 21, 30)] == [1, 1, 2432902008176640000,
+                                                     51090942171709440000,
+                                                     265252859812191058636308480000000]
+    spec = tierjit.runtime.dispatch.dispatcher_of(fact).latest()
+    assert spec.tier == "baseline"
+
+
+SHAPES = '''
+def swap(n):
+    a, b = 0, 1
+    for i in range(n):
+        a, b = b, a + b
+    return a, b
+
+def outer_on_back_edge(n):
+    x = n * 3
+    s = 0
+    i = 0
+    while i < n:
+        s = s + x
+        x2 = x
+        x = x2
+        i += 1
+    return s, x
+
+def chain(n):
+    s = 0.0
+    k = 0
+    while k < n:
+        if k % 3 == 0:
+            s = s + 1.5
+        else:
+            s = s - 0.25
+        k = k + 1
+    return s
+
+def nested(n):
+    t = 0
+    for i in range(n):
+        for j in range(i):
+            t = t + i * j
+    return t
+'''
+
+
+@pytest.mark.parametrize("name", ["swap", "outer_on_back_edge", "chain", "nested"])
+def test_slot_sharing_keeps_loop_values_apart(tmp_path, name):
+    """Edge arguments computed into their parameters' slots (select.Selection.coalesce)
+    must never clobber a value still needed: compared with CPython."""
+    import importlib.util
+
+    import tierjit
+    src = tmp_path / f"shapes_{name}.py"
+    src.write_text(SHAPES)
+    spec = importlib.util.spec_from_file_location(f"shapes_{name}", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    py = getattr(mod, name)
+    jf = tierjit.jit(py, tier="baseline")
+    for n in (0, 1, 2, 7, 30, 100):
+        assert jf(n) == py(n)
+    assert tierjit.runtime.dispatch.dispatcher_of(jf).latest().tier == "baseline"
+
+
+def test_dropped_code_returns_its_pages():
+    import gc
+
+    import tierjit
+    from tierjit.backends.stencils.code import compile_baseline
+
+    @tierjit.jit(tier="baseline")
+    def h(x):
+        return x * 2 + 1
+
+    assert h(4) == 9
+    d = tierjit.runtime.dispatch.dispatcher_of(h)
+    spec = d.latest()
+    a = codemem.arena()
+    compile_baseline(d, spec)                  # a first one may take a fresh page
+    gc.collect()
+    before = a.in_use
+    for _ in range(20):
+        code = compile_baseline(d, spec)
+        assert code.region is not None
+        del code
+    gc.collect()
+    assert a.in_use == before

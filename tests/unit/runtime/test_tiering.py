@@ -302,7 +302,9 @@ def test_log_prints_one_line_per_event(tmp_path):
     lines = [ln for ln in out.stderr.splitlines() if ln.startswith("tierjit +")]
     kinds = [ln.split()[2] for ln in lines]
     assert kinds[:2] == ["compile", "tier-up"] and "deopt" in kinds, out.stderr
-    assert "[tierjit-compiler]" in lines[0] and "f(int)" in lines[0]
+    # warm: baseline code at once on the calling thread; then LLVM on the compiler thread
+    assert "baseline" in lines[0] and "[MainThread]" in lines[0] and "f(int)" in lines[0]
+    assert any("[tierjit-compiler]" in ln and " opt " in ln for ln in lines), out.stderr
 
 
 def test_exit_while_compiling_is_clean(tmp_path):

@@ -18,19 +18,18 @@ from __future__ import annotations
 
 import ctypes
 import struct
-import sys
 import time
-import weakref
 from dataclasses import dataclass, field
 
 from ...errors import Unsupported
-from ...types.lattice import ArrayT, Scalar, TupleT, Type, UnionT
+from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from . import codemem, frame as fr, library, templates as T
-from .emit import Data, Label, emit
+from .emit import Data, Label, emit, shared
 from .select import OWN, Selection
 
 _TRUE = id(True)
 MAX_DEPTH = 2000           # nested baseline calls before a call deoptimises (C stack)
+DEPTH_SITE = 0xFFFF        # the deopt "site" of that: not a failed guard, not counted
 
 
 @dataclass
@@ -45,6 +44,15 @@ class BaselineCode:
     keepalive: list = field(default_factory=list)
     tier = "baseline"
     core_cell: ctypes.c_void_p | None = None
+    region: tuple[int, int] | None = None      # (address, size) in the code arena
+
+    def __del__(self) -> None:
+        # the pages go back to the pool once no baseline call runs (codemem.Arena.free)
+        if self.region is not None:
+            try:
+                codemem.arena().free(*self.region)
+            except Exception:       # noqa: BLE001 - interpreter shutdown
+                pass
 
     @property
     def llvm_text(self) -> str:
@@ -62,11 +70,14 @@ class _Hooks:
 
     def __init__(self, dispatcher, spec, sel: Selection):
         self.dispatcher, self.spec = dispatcher, spec
+        self.fn = sel.fn
+        self.deopt_count = 0
         self.live = [[(sel.offset[v], v.type, v) for v in fs.live] for fs in sel.fs.states]
         self.overrides = sel.overrides
         self.states = sel.fs.states
         self.resumes: dict = {}
         self.code = None
+        self.on_give_up = None
         self.pyops = []
         for ins, _n in sel.pyops:
             from ..llvm.calls import python_function
@@ -77,7 +88,7 @@ class _Hooks:
     def deopt(self, addr: int, index: int):
         """Box the live values of frame state `index` and finish the call in tier 0."""
         site, index = index >> 32, index & 0xFFFFFFFF
-        override, obj_at = self.overrides[site - 1] if site else (None, 0)
+        override, obj_at = self.overrides[site - 1] if 0 < site < DEPTH_SITE else (None, 0)
         values = []
         obj = None
         if override is not None:
@@ -88,15 +99,23 @@ class _Hooks:
         for off, t, v in self.live[index]:
             values.append(obj if v is override else fr.box(t, addr + off))
         spec = self.spec
-        spec.deopts[index] = spec.deopts.get(index, 0) + 1
-        if spec.native is self.code:
+        # A callee that deoptimised hands its result on: not a failed guard of this code,
+        # so not counted (a deep recursion would otherwise count one per frame).
+        if not site and spec.native is self.code and spec.typed is not None \
+                and spec.typed.fn is self.fn:
+            spec.deopts[index] = spec.deopts.get(index, 0) + 1
             return self.dispatcher.resume_function(spec, index)(*values)
-        # this code is not (or no longer) the specialisation's native code (a callee's
-        # baseline code kept for baseline callers): its own resume functions
+        # this code is not (or no longer) the specialisation's native code (adaptive
+        # tiering's baseline code, or a callee's kept for baseline callers): its own resume
+        # functions, its own deopt count
+        if not site:
+            self.deopt_count += 1
+            if self.deopt_count == _max_deopts() and self.on_give_up is not None:
+                self.on_give_up()
         f = self.resumes.get(index)
         if f is None:
             from ..pyemit import compile_tier0
-            f = self.resumes[index] = compile_tier0(spec.typed.fn, self.states[index],
+            f = self.resumes[index] = compile_tier0(self.fn, self.states[index],
                                                     name=self.dispatcher.__name__)
         return f(*values)
 
@@ -192,23 +211,28 @@ def baseline_cells(dispatcher) -> dict:
     return cells
 
 
-def compile_baseline(dispatcher, spec) -> BaselineCode:
-    """Copy and patch the stencils of spec's typed IR; raises Unsupported for what the
-    baseline tier cannot do."""
+def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCode:
+    """Copy and patch the stencils of spec's typed IR (or of `typed`, an optimised copy);
+    raises Unsupported for what the baseline tier cannot do. Calls the entry does not take go
+    to `fallback` (default: spec's tier 0)."""
     t0 = time.perf_counter()
     from ...runtime import entry as entry_mod
-    fn = spec.typed.fn
-    ret = spec.typed.return_type
+    typed = typed if typed is not None else spec.typed
+    fn = typed.fn
+    ret = typed.return_type
     sel = Selection(fn, ret)
     sel.select()
     if len(fr.slots(ret)) > 16 if ret is not None else False:
         raise Unsupported("a result of more than 16 slots")
     lib = library.load()
+    # too deep a recursion deoptimises at frame state 0 (asked for before the hooks copy
+    # the frame states)
+    entry_stub = sel.fs.at(fn.entry, 0)
     hooks = _Hooks(dispatcher, spec, sel)
     keep: list = [hooks]
     deopt_fn = hooks.deopt
     keep.append(deopt_fn)
-    sel.finish(id(deopt_fn))
+    sel.finish()
     for name, h in sel.pieces:
         k = h.pop("_pyop", None)
         if k is not None:
@@ -216,8 +240,13 @@ def compile_baseline(dispatcher, spec) -> BaselineCode:
             keep.append(f)
             h["K"], h["K2"] = id(f), _TRUE
     # callees: their baseline cells (compiled first when they are not yet)
-    my_cells = baseline_cells(dispatcher)
-    my_cell = my_cells.setdefault(spec.arg_types, ctypes.c_void_p(0))
+    # the cell callers use: only the specialisation's own code goes there (not a value
+    # specialisation's, which is only right for some argument values)
+    publish = dispatcher.specs.get(spec.arg_types) is spec
+    if publish:
+        my_cell = baseline_cells(dispatcher).setdefault(spec.arg_types, ctypes.c_void_p(0))
+    else:
+        my_cell = ctypes.c_void_p(0)
     for h, callee, key in sel.call_cells:
         cells = baseline_cells(callee)
         cell = cells.get(key)
@@ -231,42 +260,48 @@ def compile_baseline(dispatcher, spec) -> BaselineCode:
         other = callee.specs.get(key)
         if other is not None and isinstance(other.native, BaselineCode):
             keep.append(other.native)
-    # layout: entry, core prologue, body..., stubs; data: constants, descriptors
+    # layout: entry thunk, core thunk, body..., deopt stubs; data: the function descriptor,
+    # constants, the entry's descriptors
+    arena = codemem.arena()
+    ext = shared(lib, ctypes.addressof(arena.active), entry_mod.FALLBACK_OFFSET)
+    body = sel.pieces
+    depth_stub = len(body)
+    body.append(("deopt_site", {"K2": entry_stub | DEPTH_SITE << 32}))
     consts = struct.pack(f"<{len(sel.consts)}q", *sel.consts)
     args_desc, res_desc = _descriptors(sel, fn.entry.params, ret)
-    data = consts + args_desc + res_desc
-    body = sel.pieces
-    arena = codemem.arena()
+    c_at = 72
+    a_at = c_at + len(consts)
+    r_at = a_at + len(args_desc)
     counts = sel.nargs | (sel.nconsts << 20) | (MAX_DEPTH << 40)
-    entry_stub = sel.fs.at(fn.entry, 0)
-    # the deopt stub of frame state 0 (too deep a recursion): make sure it exists
-    if entry_stub not in sel.deopt_stubs:
-        sel.deopt_stubs[entry_stub] = len(body)
-        body.append(("deopt", {"K": id(deopt_fn), "K2": entry_stub}))
-    shift = 2
-    pieces = [("entry", {"K": Data(len(consts)), "K2": Data(len(consts) + len(args_desc)),
-                         "CORE": Label(1), "E": entry_mod.FALLBACK_OFFSET}),
-              ("enter", {"K": sel.frame_bytes, "K2": counts, "K4": Data(0),
-                         "K3": ctypes.addressof(arena.active), "BODY": Label(2),
-                         "JT": Label(shift + sel.deopt_stubs[entry_stub])})]
-    for name, h in body:
-        for hole, v in h.items():
-            if type(v) is Label:
-                h[hole] = Label(v + shift)
-        pieces.append((name, h))
-    out = emit(lib, pieces, data)
+    fd = struct.pack("<9q", sel.frame_bytes, counts, 0, 0, 0, id(deopt_fn), 0, 0, 0)
+    data = fd + consts + args_desc + res_desc
+    refs = [(16, Data(c_at)), (24, Label(2)), (32, Label(depth_stub)),
+            (48, Data(a_at)), (56, Data(r_at)), (64, Label(1))]
+    pieces = body
+    pieces[0] = ("entry_thunk", {"K": Data(0)})
+    pieces[1] = ("core", {"K": Data(0)})
+    out = emit(lib, pieces, data, ext, refs)
     _note_perf(out, dispatcher)
     core = out.starts[1]
-    callable_ = entry_mod.make_entry(dispatcher, spec.tier0)
+    callable_ = entry_mod.make_entry(dispatcher, fallback if fallback is not None else
+                                     spec.tier0 if spec.tier0 is not None else
+                                     dispatcher.py_func)
     entry_mod.set_slot(callable_, out.starts[0])
     my_cell.value = core
     code = BaselineCode(out.starts[0], core, callable_, sel.fs.states, out.code_size,
                         time.perf_counter() - t0, pieces, keep)
     code.core_cell = my_cell
     hooks.code = code
-    region = out.region
-    weakref.finalize(code, arena.free, region.address, region.size)
+    if publish:
+        # the cell's code stays alive as long as the cell points at it
+        dispatcher.__dict__.setdefault("_baseline_cell_code", {})[spec.arg_types] = code
+    code.region = (out.region.address, out.region.size)
     return code
+
+
+def _max_deopts() -> int:
+    from ...runtime.config import config
+    return config.max_deopts
 
 
 def _bind(method, k):

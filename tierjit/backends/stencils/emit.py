@@ -77,8 +77,14 @@ class LibraryData:
         return a
 
 
-def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes) -> Emitted:
-    """Copy and patch `pieces` (in order) into a new sealed region, with `data` after them."""
+def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
+         externals: dict[str, int] | None = None,
+         data_refs: list[tuple[int, int]] = ()) -> Emitted:
+    """Copy and patch `pieces` (in order) into a new sealed region, with `data` after them.
+    `externals` gives the addresses of holes outside the region (the shared routines and
+    trampolines, see shared()); C functions it does not name get trampolines here.
+    `data_refs` are (offset in data, Label or Data): 64-bit addresses to store in the data."""
+    ext = externals or {}
     stencils = lib.stencils
     n = len(pieces)
     # layout: drop a final `jmp NEXT` that would jump to the following piece
@@ -89,10 +95,11 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes) -> Emitted:
     for i, (name, holes) in enumerate(pieces):
         st = stencils[name]
         used.append(st)
-        nxt = holes.get("NEXT")
         size = len(st.code)
-        if st.tail is not None and (nxt is None or nxt == i + 1):
-            size = st.tail
+        if st.tail is not None:
+            nxt = holes.get(st.tail_target)
+            if nxt == i + 1 and type(nxt) is Label or nxt is None and st.tail_target == "NEXT":
+                size = st.tail
         starts[i] = at
         lengths[i] = size
         at += size
@@ -101,7 +108,7 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes) -> Emitted:
     for st in used:
         for h in st.holes:
             if h.kind in (elf.R_X86_64_PC32, elf.R_X86_64_PLT32) and h.target not in cfuncs \
-                    and h.target not in _LOCAL:
+                    and h.target not in _LOCAL and h.target not in ext:
                 cfuncs[h.target] = 0
     tramp_at = (code_size + 15) & ~15
     for k, name in enumerate(cfuncs):
@@ -116,55 +123,122 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes) -> Emitted:
     buf[data_at:] = data
     lib_data = LibraryData.address(lib)
     for i, (name, holes) in enumerate(pieces):
-        st = used[i]
         start = starts[i]
-        size = lengths[i]
-        buf[start:start + size] = st.code[:size]
-        for h in st.holes:
-            off = h.offset
-            if off >= size:
-                continue                       # in the dropped tail jump
-            t = h.target
-            if t in holes:
-                v = holes[t]
-                if type(v) is Label:
-                    s = base + starts[v]
-                elif type(v) is Data:
-                    s = base + data_at + v
-                else:
-                    s = v
+        fmt, chunks, plan = _plan(used[i], lengths[i])
+        args = []
+        for (off, kind, t, addend), chunk in zip(plan, chunks):
+            args.append(chunk)
+            v = holes.get(t)
+            if v is not None:
+                tv = type(v)
+                s = base + starts[v] if tv is Label else base + data_at + v if tv is Data else v
             elif t == "NEXT":
                 s = base + starts[i + 1]
+            elif t in ext:
+                s = ext[t]
             elif t == "@data":
                 s = lib_data
             elif t in cfuncs:
                 s = base + cfuncs[t]
             else:
                 raise EmitError(f"stencil {name}: no value for hole {t}")
-            kind = h.kind
-            value = s + h.addend
-            if kind == elf.R_X86_64_PLT32 or kind == elf.R_X86_64_PC32:
-                value -= base + start + off
-                if not -2**31 <= value < 2**31:
-                    raise EmitError(f"stencil {name}: {t} out of PC-relative range")
-                _pack_i(buf, start + off, value)
-            elif kind == elf.R_X86_64_32S:
-                if not -2**31 <= value < 2**31:
-                    raise EmitError(f"stencil {name}: {t}={value} does not fit 32 bits")
-                _pack_i(buf, start + off, value)
-            elif kind == elf.R_X86_64_64:
-                _pack_q(buf, start + off, value if value < 2**63 else value - 2**64)
-            elif kind == elf.R_X86_64_32:
-                if not 0 <= value < 2**32:
-                    raise EmitError(f"stencil {name}: {t}={value} does not fit 32 bits")
-                _pack_I(buf, start + off, value)
-            else:
-                raise EmitError(f"stencil {name}: relocation type {kind} not supported")
+            if kind == _PC:
+                s -= base + start + off
+            elif kind == _ABS64 and s + addend >= 2**63:
+                s -= 2**64
+            args.append(s + addend)
+        args.append(chunks[-1])
+        try:
+            buf[start:start + lengths[i]] = fmt.pack(*args)
+        except struct.error as e:
+            raise EmitError(f"stencil {name}: a hole's value does not fit ({e}): "
+                            f"{dict(holes)}") from None
+    for at, v in data_refs:
+        _pack_q(buf, data_at + at, base + (starts[v] if type(v) is Label else data_at + v))
     region.write(0, bytes(buf))
     region.seal()
     starts[n] = code_size
     return Emitted(region, [base + s for s in starts], base + data_at, code_size)
 
 
+_PC, _ABS64 = "pc", "abs64"
+_plans: dict[tuple[int, int], tuple] = {}
+
+
+def _plan(st, size: int):
+    """How to patch stencil st copied up to `size` bytes in one struct.pack: the format, the
+    literal chunks between holes, and (offset, kind, target, addend) per hole."""
+    key = (id(st), size)
+    p = _plans.get(key)
+    if p is not None:
+        return p
+    fmt = ["<"]
+    chunks = []
+    plan = []
+    at = 0
+    for h in sorted(st.holes, key=lambda h: h.offset):
+        if h.offset >= size:
+            continue                           # in the dropped tail jump
+        chunks.append(st.code[at:h.offset])
+        fmt.append(f"{h.offset - at}s")
+        if h.kind in (elf.R_X86_64_PC32, elf.R_X86_64_PLT32):
+            fmt.append("i")
+            plan.append((h.offset, _PC, h.target, h.addend))
+            at = h.offset + 4
+        elif h.kind == elf.R_X86_64_32S:
+            fmt.append("i")
+            plan.append((h.offset, "abs32s", h.target, h.addend))
+            at = h.offset + 4
+        elif h.kind == elf.R_X86_64_32:
+            fmt.append("I")
+            plan.append((h.offset, "abs32", h.target, h.addend))
+            at = h.offset + 4
+        elif h.kind == elf.R_X86_64_64:
+            fmt.append("q")
+            plan.append((h.offset, _ABS64, h.target, h.addend))
+            at = h.offset + 8
+        else:
+            raise EmitError(f"stencil {st.name}: relocation type {h.kind} not supported")
+    chunks.append(st.code[at:size])
+    fmt.append(f"{size - at}s")
+    p = _plans[key] = (struct.Struct("".join(fmt)), chunks, plan)
+    _keep.append(st)
+    return p
+
+
 # holes that are code of this function or the library, never C functions
-_LOCAL = frozenset({"NEXT", "JT", "JF", "DEOPT", "DEOPT2", "CORE", "BODY", "CALLEE", "@data"})
+_LOCAL = frozenset({"NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL", "ENTER", "ENTRY",
+                    "@data"})
+_shared: dict[int, dict[str, int]] = {}
+
+
+def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str, int]:
+    """The routines every function shares (prologue, entry, deopt), and a trampoline for
+    every C function the library calls: emitted once per process, in the arena."""
+    ext = _shared.get(id(lib))
+    if ext is not None:
+        return ext
+    cfuncs = sorted({h.target for st in lib.stencils.values() for h in st.holes
+                     if h.kind in (elf.R_X86_64_PC32, elf.R_X86_64_PLT32)
+                     and h.target not in _LOCAL})
+    # the trampolines: one "jump" piece per C function would do, but a data-only region of
+    # jmp *0(%rip) + address is simpler: built as code by hand
+    n = len(cfuncs)
+    region = codemem.arena().allocate(16 * n)
+    buf = bytearray(16 * n)
+    for k, name in enumerate(cfuncs):
+        buf[16 * k:16 * k + 6] = _TRAMPOLINE
+        _pack_q(buf, 16 * k + 6, c_address(name))
+    region.write(0, bytes(buf))
+    region.seal()
+    ext = {name: region.address + 16 * k for k, name in enumerate(cfuncs)}
+    out = emit(lib, [("enter", {"K3": active_counter}), ("entry", {"E": fallback_offset, "K3": active_counter}),
+                     ("deopt", {})], b"",
+               ext)
+    ext = dict(ext, ENTER=out.starts[0], ENTRY=out.starts[1], DEOPTALL=out.starts[2])
+    _shared[id(lib)] = ext
+    _keep.extend((region, out, lib))
+    return ext
+
+
+_keep: list = []

@@ -45,12 +45,14 @@ class Hole:
 @dataclass(frozen=True, slots=True)
 class Stencil:
     """One operation's machine code with its holes. `tail` is the offset of a final 5-byte
-    `jmp NEXT` that the emitter drops when the next stencil follows directly (else None)."""
+    jump (to the hole `tail_target`: NEXT, or a branch's JF) that the emitter drops when its
+    target is laid out right after the stencil (else None)."""
 
     name: str
     code: bytes
     holes: tuple[Hole, ...]
     tail: int | None
+    tail_target: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,11 +186,12 @@ def parse(obj: bytes, key: dict, source: str) -> Library:
                 raise elf.ElfError(f"{sym.name} refers to {target.name or 'a section'} in "
                                    f"section {target.section}")
         code = text.data[lo:hi]
-        tail = None
-        if len(code) >= 5 and code[-5] == 0xE9 and any(
-                h.offset == len(code) - 4 and h.target == "NEXT" for h in holes):
-            tail = len(code) - 5
-        stencils[sym.name[3:]] = Stencil(sym.name[3:], code, tuple(holes), tail)
+        tail = tail_target = None
+        if len(code) >= 5 and code[-5] == 0xE9:
+            for h in holes:
+                if h.offset == len(code) - 4 and h.target in ("NEXT", "JT", "JF"):
+                    tail, tail_target = len(code) - 5, h.target
+        stencils[sym.name[3:]] = Stencil(sym.name[3:], code, tuple(holes), tail, tail_target)
     return Library(stencils, bytes(data), key, source)
 
 

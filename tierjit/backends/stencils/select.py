@@ -12,29 +12,122 @@ stand for (`pyop`); anything the frame cannot represent raises Unsupported.
 from __future__ import annotations
 
 from ...errors import Unsupported
-from ...ir.liveness import FrameStates
-from ...ir.nodes import Block, Function, Instr, Value
+from ...ir.liveness import live_out
+from ...ir.nodes import Block, FrameState, Function, Instr, Value
 from ...ir.ops import Op
-from ...ir.verifier import dominators, reverse_postorder
-from ...types.lattice import BOOL, FLOAT, INT, ArrayT, Scalar, TupleT, Type, UnionT
+from ...ir.verifier import dominators, predecessors
+from ...types.lattice import BOOL, FLOAT, INT, ArrayT, Scalar, TupleT, Type
 from . import frame as fr
-from .emit import Data, Label
-from .templates import ARRAY_SLOTS, ELEMS, FLOAT_CMP, INT_CMP, LIBM_1
+from .emit import Label
+from .templates import ARRAY_SLOTS, INT_NOT, LIBM_1
 
-OUT, POLL, OWN, FIRST = 0, 8, 16, 24
+OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40
 _ARITH = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.TRUEDIV: "truediv",
           Op.FLOORDIV: "floordiv", Op.MOD: "mod", Op.POW: "pow", Op.LSHIFT: "lshift",
           Op.RSHIFT: "rshift", Op.BITAND: "bitand", Op.BITOR: "bitor", Op.BITXOR: "bitxor"}
 _CMP = {Op.LT: "lt", Op.LE: "le", Op.GT: "gt", Op.GE: "ge", Op.EQ: "eq", Op.NE: "ne"}
+# the same keyed by the op's string (hashing an Enum member is a Python-level call)
+_ARITH_V = {op.value: name for op, name in _ARITH.items()}
+_CMP_V = {op.value: name for op, name in _CMP.items()}
+_INTK = frozenset({"int", "bool"})
+_FLOATK = frozenset({"float", "npf64", "union"})
+_NUMK = _INTK | _FLOATK
+_FLOAT_OPS = frozenset({"add", "sub", "mul", "truediv", "floordiv", "mod", "pow"})
+# results written by moves (several stencils): never computed into a parameter's slots
+_NO_SHARE = frozenset({Op.CONST, Op.MAKE_TUPLE, Op.TUPLE_GET, Op.GETATTR, Op.LEN, Op.POS,
+                       Op.CALL_BUILTIN, Op.CALL_JIT, Op.TRUTH, Op.GETITEM})
 _INTLIKE = "i"
 
 
+_KIND: dict[int, str] = {}
+_KEEP: list = []             # the types _KIND and _WIDTH are keyed by (by id: hashing a
+_WIDTH: dict[int, int] = {}  # frozen dataclass costs a Python call each time)
+
+
+def width(t: Type) -> int:
+    """Number of frame slots of a value of type t."""
+    n = _WIDTH.get(id(t))
+    if n is None:
+        n = _WIDTH[id(t)] = len(fr.slots(t))
+        _KEEP.append(t)
+    return n
+
+
+def kind(t: Type) -> str:
+    """A type's class for selection, cached: int, bool, float, npf64, npf32, npint, union,
+    array, tuple, none or other."""
+    k = _KIND.get(id(t))
+    if k is None:
+        if t == INT:
+            k = "int"
+        elif t == BOOL:
+            k = "bool"
+        elif t == FLOAT:
+            k = "float"
+        elif fr.is_np_float(t):
+            k = "npf64" if t.py.__name__ == "float64" else "npf32"
+        elif fr.is_np_int(t):
+            k = "npint"
+        elif fr.float_union(t):
+            k = "union"
+        elif isinstance(t, ArrayT):
+            k = "array"
+        elif isinstance(t, TupleT):
+            k = "tuple"
+        elif t == Scalar(type(None)):
+            k = "none"
+        else:
+            k = "other"
+        _KIND[id(t)] = k
+        _KEEP.append(t)
+    return k
+
+
 def _is_int(t: Type) -> bool:
-    return isinstance(t, Scalar) and (t.py is int or t.py is bool)
+    return kind(t) in ("int", "bool")
 
 
 def _is_float(t: Type) -> bool:
-    return t == FLOAT or fr.is_np_float(t) and t.py.__name__ == "float64" or fr.float_union(t)
+    return kind(t) in ("float", "npf64", "union")
+
+
+def _vid(v: Value) -> int:
+    return v.id
+
+
+def _live_before(block: Block, out: set) -> list[frozenset]:
+    live = set(out)
+    before: list = [None] * len(block.instrs)
+    for i in range(len(block.instrs) - 1, -1, -1):
+        ins = block.instrs[i]
+        if ins.result is not None:
+            live.discard(ins.result)
+        live.update(ins.args)
+        before[i] = frozenset(live)
+    return before
+
+
+class States:
+    """ir.liveness.FrameStates, with each block's liveness computed in one backward pass
+    (the same frame states, numbered in the order they are asked for)."""
+
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.out = live_out(fn)
+        self.states: list[FrameState] = []
+        self._index: dict[tuple[int, int], int] = {}
+        self._before: dict[Block, list] = {}
+
+    def at(self, block: Block, index: int) -> int:
+        key = (block.id, index)
+        n = self._index.get(key)
+        if n is None:
+            before = self._before.get(block)
+            if before is None:
+                before = self._before[block] = _live_before(block, self.out[block])
+            n = self._index[key] = len(self.states)
+            self.states.append(FrameState(block.id, index, tuple(sorted(before[index], key=_vid))))
+        return n
 
 
 class Selection:
@@ -43,8 +136,9 @@ class Selection:
     def __init__(self, fn: Function, ret_type: Type | None):
         self.fn = fn
         self.ret_type = ret_type
-        self.fs = FrameStates(fn)
-        self.pieces: list[tuple[str, dict]] = []
+        self.fs = States(fn)
+        # pieces 0 and 1 are the function's entry and core thunks (code.py)
+        self.pieces: list[tuple[str, dict]] = [("", {}), ("", {})]
         self.offset: dict[Value, int] = {}
         self.consts: list[int] = []            # the constant table (i64 bit patterns)
         self.block_label: dict[Block, int] = {}
@@ -60,26 +154,107 @@ class Selection:
         at = FIRST
         for p in self.fn.entry.params:
             self.offset[p] = at
-            at += 8 * len(fr.slots(p.type))
+            at += 8 * width(p.type)
         self.nargs = (at - FIRST) // 8
         const_start = at
         for b in self.fn.blocks:
             for ins in b.instrs:
                 if ins.op is Op.CONST and ins.result is not None:
                     self.offset[ins.result] = at
-                    n = len(fr.slots(ins.result.type))
+                    n = width(ins.result.type)
                     self.consts += _const_words(ins.attr, ins.result.type)
                     at += 8 * n
         self.zero, self.one = at, at + 8             # union tags of known members
         self.consts += [0, 1]
         at += 16
         self.nconsts = (at - const_start) // 8
+        alias, share = self.coalesce()
         for v in self.fn.values():
-            if v not in self.offset:
+            if v not in self.offset and v not in alias and v not in share:
                 self.offset[v] = at
-                at += 8 * len(fr.slots(v.type))
+                at += 8 * width(v.type)
+        for v, p in share.items():                  # an edge argument in its parameter's slots
+            self.offset[v] = self.offset[p]
+        for v in alias:                             # the same value under another name
+            x = v
+            while x in alias:
+                x = alias[x]
+            self.offset[v] = self.offset[x]
         self.scratch = at                           # call arguments, parallel moves
         return at
+
+    def coalesce(self) -> tuple[dict, dict]:
+        """Values that need no slots of their own.
+
+        alias: `truth` of a bool is that bool. share: an edge argument computed in the edge's
+        block (or a straight line of blocks ending there), used by nothing but that edge, whose target parameter is dead from the
+        argument's definition on, is computed straight into the parameter's slots (so a loop's
+        `i = i + 1` needs no move on the back edge). Only for one-stencil results of at most
+        two slots (the stencil reads its operands before it writes its result)."""
+        alias: dict[Value, Value] = {}
+        share: dict[Value, Value] = {}
+        uses: dict[Value, int] = {}
+        for b in self.fn.blocks:
+            for ins in b.instrs:
+                for a in ins.args:
+                    uses[a] = uses.get(a, 0) + 1
+                for e in ins.targets:
+                    for a in e.args:
+                        uses[a] = uses.get(a, 0) + 1
+        self.uses = uses
+        taken: set = set()
+        defs: dict[Value, tuple[Block, int]] = {}
+        for b in self.fn.blocks:
+            for i, ins in enumerate(b.instrs):
+                r = ins.result
+                if r is None:
+                    continue
+                if ins.op is Op.TRUTH and kind(ins.args[0].type) == "bool" and r.type == BOOL:
+                    alias[r] = ins.args[0]
+                elif ins.op not in _NO_SHARE and width(r.type) <= 2:
+                    defs[r] = (b, i)
+        if not defs:
+            return alias, share
+        preds = predecessors(self.fn)
+        befores: dict[Block, list] = {}
+        for b in self.fn.blocks:
+            term = b.terminator
+            if len(term.targets) != 1:
+                continue
+            e = term.targets[0]
+            t = e.block
+            if t is b or not e.args:
+                continue
+            # the straight line of blocks ending in b: the only way from a definition in it
+            # to this edge, so no other value of the parameter's slot can come in between
+            chain = [b]
+            q = b
+            while len(chain) < 8:
+                ps = preds.get(q, ())
+                if len(ps) != 1:
+                    break
+                pq = ps[0]
+                if pq is t or pq in chain or pq.terminator.op is not Op.JUMP \
+                        or pq.terminator.targets[0].args:
+                    break
+                chain.append(pq)
+                q = pq
+            if t in chain:
+                continue
+            for a, p in zip(e.args, t.params):
+                d = defs.get(a)
+                if d is None or d[0] not in chain or uses.get(a) != 1 or a.type != p.type \
+                        or p in taken or p in self.offset:
+                    continue
+                blk, i = d
+                before = befores.get(blk)
+                if before is None:
+                    before = befores[blk] = _live_before(blk, self.fs.out[blk])
+                if p in before[i + 1]:
+                    continue                        # the parameter is still needed
+                share[a] = p
+                taken.add(p)
+        return alias, share
 
     # -- pieces ----------------------------------------------------------------------------
     def add(self, name: str, **holes) -> dict:
@@ -99,16 +274,9 @@ class Selection:
     def select(self) -> None:
         fn = self.fn
         size = self.allocate()
-        order = reverse_postorder(fn)
+        order = _layout(fn)
         dom = dominators(fn)
-        uses: dict[Value, int] = {}
-        for b in fn.blocks:
-            for ins in b.instrs:
-                for a in ins.args:
-                    uses[a] = uses.get(a, 0) + 1
-                for e in ins.targets:
-                    for a in e.args:
-                        uses[a] = uses.get(a, 0) + 1
+        uses = self.uses
         self.max_scratch = 0
         for pos, b in enumerate(order):
             self.block_label[b] = len(self.pieces)
@@ -124,23 +292,31 @@ class Selection:
                 elif ins.op is Op.RAISE:
                     h = self.add("jump")
                     self.deopt(h, b, i, "NEXT")
-                elif (ins.op in _CMP and i + 2 == len(instrs) and instrs[-1].op is Op.BRANCH
-                      and instrs[-1].args[0] is ins.result and uses.get(ins.result) == 1
-                      and self.fused_cmp(ins) is not None):
-                    self.branch(b, i + 1, instrs[-1], nxt, dom, fused=ins)
+                elif (ins.op in _CMP and instrs[-1].op is Op.BRANCH
+                      and self.fused_cmp(ins) is not None and uses.get(ins.result) == 1
+                      and (i + 2 == len(instrs) and instrs[-1].args[0] is ins.result
+                           or i + 3 == len(instrs) and instrs[-2].op is Op.TRUTH
+                           and instrs[-2].args[0] is ins.result
+                           and instrs[-1].args[0] is instrs[-2].result
+                           and uses.get(instrs[-2].result) == 1)):
+                    # compare (and truth of it) then branch: one stencil
+                    self.branch(b, len(instrs) - 1, instrs[-1], nxt, dom, fused=ins)
                     break
+                elif ins.op is Op.TRUTH and ins.result is not None and \
+                        self.offset[ins.result] == self.offset[ins.args[0]]:
+                    continue                        # truth of a bool: the bool itself
                 else:
                     self.instr(b, i, ins)
         self.frame_bytes = (size + 8 * self.max_scratch + 15) & ~15
 
-    def finish(self, deopt_fn: int) -> None:
-        """Append the deopt stubs and resolve labels (called with the deopt callable)."""
+    def finish(self) -> None:
+        """Append the deopt stubs and resolve labels."""
         for holes, hole, target in self.fixups:
             if isinstance(target, tuple):
                 n = target[1]
                 if n not in self.deopt_stubs:
                     self.deopt_stubs[n] = len(self.pieces)
-                    self.pieces.append(("deopt", {"K": deopt_fn, "K2": n}))
+                    self.pieces.append(("deopt_site", {"K2": n}))
                 holes[hole] = Label(self.deopt_stubs[n])
             else:
                 holes[hole] = Label(self.block_label[target])
@@ -151,7 +327,7 @@ class Selection:
         target = e.block
         params = target.params
         if params:
-            srcs = [(self.offset[a], len(fr.slots(a.type)), a.type) for a in e.args]
+            srcs = [(self.offset[a], width(a.type), a.type) for a in e.args]
             clash = any(a in params and a is not p for a, p in zip(e.args, params))
             if clash:                                   # a parallel move: through scratch
                 at = self.scratch
@@ -173,7 +349,7 @@ class Selection:
     def move_value(self, off: int, t: Type, p: Value) -> None:
         dst = self.offset[p]
         if t == p.type:
-            self.mov(off, dst, len(fr.slots(t)))
+            self.mov(off, dst, width(t))
         elif fr.float_union(p.type) and _is_float(t):
             self.mov(off, dst, 1)
             self.add("mov", A=self.one if fr.is_np_float(t) else self.zero, C=dst + 8)
@@ -181,29 +357,43 @@ class Selection:
             self.mov(off, dst, ARRAY_SLOTS)
         elif isinstance(p.type, TupleT) and isinstance(t, TupleT):
             for it, pt in zip(t.items, p.type.items):
-                n = len(fr.slots(pt))
-                if len(fr.slots(it)) != n and not (fr.float_union(pt) and _is_float(it)):
+                n = width(pt)
+                if width(it) != n and not (fr.float_union(pt) and _is_float(it)):
                     raise Unsupported(f"a {t} passed where {p.type} is expected")
-                if it == pt or len(fr.slots(it)) == n:
+                if it == pt or width(it) == n:
                     self.mov(off, dst, n)
                 else:
                     self.mov(off, dst, 1)
                     self.add("mov", A=self.one if fr.is_np_float(it) else self.zero, C=dst + 8)
-                off += 8 * len(fr.slots(it))
+                off += 8 * width(it)
                 dst += 8 * n
         else:
             raise Unsupported(f"a {t} passed where {p.type} is expected")
 
     def branch(self, b: Block, i: int, ins: Instr, nxt, dom, fused: Instr | None) -> None:
+        """A (fused compare-and-) branch. Its final jump is to JF, dropped when JF's code
+        follows: so the condition is inverted when that makes the false side the one laid
+        out next (an edge's own moves, or the next block)."""
         t_edge, f_edge = ins.targets
+
+        def complex_(e):
+            return bool(e.args) or e.block in dom[b]
+        invert = (complex_(t_edge) and not complex_(f_edge)
+                  or not complex_(t_edge) and not complex_(f_edge) and t_edge.block is nxt
+                  and f_edge.block is not nxt)
+        if invert:
+            t_edge, f_edge = f_edge, t_edge
         if fused is not None:
             name, a, c = self.fused_cmp(fused)
+            if invert:
+                op, ty = name.split("_")
+                name = f"{INT_NOT[op]}_ii" if ty == "ii" else f"not_{op}_ff"
             h = self.add(f"br_{name}", A=a, B=c)
         else:
-            h = self.add("br_b", A=self.offset[ins.args[0]])
-        for hole, e in (("JT", t_edge), ("JF", f_edge)):
-            if e.args or e.block in dom[b]:
-                # an edge with moves (or a back edge): its own pieces, right after the branch
+            h = self.add("br_not_b" if invert else "br_b", A=self.offset[ins.args[0]])
+        for hole, e in (("JF", f_edge), ("JT", t_edge)):
+            if complex_(e):
+                # an edge with moves (or a back edge): its own pieces after the branch
                 # (which never falls through), ending in a jump to the target
                 start = len(self.pieces)
                 self.edge(b, e, None, dom)
@@ -216,15 +406,20 @@ class Selection:
         name = _CMP[ins.op]
         if _is_int(x.type) and _is_int(y.type):
             return f"{name}_ii", self.offset[x], self.offset[y]
+        if _is_float(x.type) and _is_float(y.type):
+            return f"{name}_ff", self.offset[x], self.offset[y]
         return None
 
     # -- instructions ------------------------------------------------------------------------
     def ret(self, ins: Instr) -> None:
         v = ins.args[0]
-        n = len(fr.slots(v.type))
+        n = width(v.type)
         if n > 16:
             raise Unsupported("a result of more than 16 slots")
         off = self.offset[v]
+        if n == 1:
+            self.add("ret1", A=off)
+            return
         for k in range(n):
             self.add("ret_copy", A=off + 8 * k, E=8 * k)
         self.add("ret")
@@ -237,17 +432,23 @@ class Selection:
         o = self.offset
         if op is Op.CONST:
             return
-        if op in _ARITH and len(args) == 2:
-            name = self.arith(op, ts, r.type)
+        v = op._value_
+        base = _ARITH_V.get(v)
+        if base is not None and len(args) == 2:
+            x, y = args
+            kr = kind(r.type)
+            name = self.arith(base, kind(x.type), kind(y.type), kr)
             if name is not None:
-                a, c = (self.as_double(x, b, i) if name.endswith(("ffp", "ffn")) else o[x]
-                        for x in args)
+                if name[-1] in "pn" and name[-3:-1] == "ff":
+                    a, c = self.as_double(x, b, i), self.as_double(y, b, i)
+                else:
+                    a, c = o[x], o[y]
                 h = self.add(name, A=a, B=c, C=o[r])
                 self.deopt(h, b, i)
-                if fr.float_union(r.type):
-                    self.add("tag_or", TA=self.tag(args[0]), TB=self.tag(args[1]), TC=o[r] + 8)
+                if kr == "union":
+                    self.add("tag_or", TA=self.tag(x), TB=self.tag(y), TC=o[r] + 8)
                 return
-        elif op in _CMP:
+        elif v in _CMP_V:
             x, y = args
             if _is_int(x.type) and _is_int(y.type) and _is_int(r.type):
                 self.add(f"{_CMP[op]}_ii", A=o[x], B=o[y], C=o[r])
@@ -261,7 +462,7 @@ class Selection:
             (x,) = args
             t = x.type
             if op is Op.POS and t == r.type:
-                self.mov(o[x], o[r], len(fr.slots(t)))
+                self.mov(o[x], o[r], width(t))
                 return
             if _is_int(t) or fr.is_np_int(t) and op in (Op.NOT, Op.TRUTH):
                 name = {Op.NEG: "neg_i", Op.INVERT: "invert_i", Op.NOT: "not_i",
@@ -308,16 +509,16 @@ class Selection:
             for a, it in zip(args, r.type.items):
                 if a.type != it:
                     break
-                self.mov(o[a], at, len(fr.slots(it)))
-                at += 8 * len(fr.slots(it))
+                self.mov(o[a], at, width(it))
+                at += 8 * width(it)
             else:
                 return
         elif op is Op.TUPLE_GET:
             k = ins.attr[0]
             items = ts[0].items
             if r.type == items[k]:
-                at = o[args[0]] + 8 * sum(len(fr.slots(t)) for t in items[:k])
-                self.mov(at, o[r], len(fr.slots(r.type)))
+                at = o[args[0]] + 8 * sum(width(t) for t in items[:k])
+                self.mov(at, o[r], width(r.type))
                 return
         elif op is Op.CALL_MATH:
             if self.math(b, i, ins):
@@ -335,21 +536,17 @@ class Selection:
             return self.offset[v] + 8
         return self.one if fr.is_np_float(v.type) else self.zero
 
-    def arith(self, op: Op, ts: list[Type], rt: Type) -> str | None:
-        base = _ARITH[op]
-        if all(_is_int(t) for t in ts) and rt == INT or op is Op.TRUEDIV and rt == FLOAT \
-                and all(_is_int(t) for t in ts):
-            if base == "pow" and rt != INT:
+    def arith(self, base: str, ka: str, kb: str, kr: str) -> str | None:
+        """The stencil of a binary arithmetic op for operand and result kinds, or None."""
+        if ka in _INTK and kb in _INTK:
+            if kr == "int" or base == "truediv" and kr == "float":
+                return f"{base}_ii"
+            return None
+        if base in _FLOAT_OPS and ka in _NUMK and kb in _NUMK and kr in _FLOATK:
+            numpy = "npf64" in (ka, kb, kr) or "union" in (ka, kb, kr)
+            if numpy and base == "pow":
                 return None
-            return f"{base}_ii"
-        if op in (Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW) and \
-                all(_is_float(t) or t == INT or t == BOOL for t in ts) and _is_float(rt):
-            numpy = any(fr.is_np_float(t) or fr.float_union(t) for t in ts + [rt])
-            if numpy and op is Op.POW:
-                return None
-            if fr.float_union(rt) and not any(fr.float_union(t) for t in ts):
-                return None
-            if fr.is_np_float(rt) and rt.py.__name__ != "float64":
+            if kr == "union" and ka != "union" and kb != "union":
                 return None
             return f"{base}_ff{'n' if numpy else 'p'}"
         return None
@@ -396,8 +593,8 @@ class Selection:
             items = ins.args[0].type.items
             k = ins.attr if ins.attr >= 0 else ins.attr + len(items)
             if 0 <= k < len(items) and items[k] == ins.result.type:
-                at = self.offset[ins.args[0]] + 8 * sum(len(fr.slots(t)) for t in items[:k])
-                self.mov(at, self.offset[ins.result], len(fr.slots(items[k])))
+                at = self.offset[ins.args[0]] + 8 * sum(width(t) for t in items[:k])
+                self.mov(at, self.offset[ins.result], width(items[k]))
                 return True
             return False
         e = self.element(ins)
@@ -502,10 +699,10 @@ class Selection:
         key = tuple(a.type for a in ins.args)
         at = self.scratch
         for a in ins.args:
-            self.mov(self.offset[a], at, len(fr.slots(a.type)))
-            at += 8 * len(fr.slots(a.type))
+            self.mov(self.offset[a], at, width(a.type))
+            at += 8 * width(a.type)
         # the callee's out area: its result, or the object it returns when it deoptimised
-        nres = len(fr.slots(ins.result.type))
+        nres = width(ins.result.type)
         self.max_scratch = max(self.max_scratch, (at - self.scratch) // 8 + max(nres, 1))
         h = self.add("call_jit", A=self.scratch, C=at)
         self.calls.append((ins, key))
@@ -530,6 +727,23 @@ class Selection:
         h["_pyop"] = len(self.pyops)
         n = self.deopt(h, b, i)
         self.pyops.append((ins, n))
+
+
+def _layout(fn: Function) -> list[Block]:
+    """Blocks in a reverse postorder that puts each block's first successor (a branch's true
+    side: a loop's body, an if's then-part) right after it, so that it falls through."""
+    seen, post = {fn.entry}, []
+    stack = [(fn.entry, iter(fn.entry.successors[::-1]))]
+    while stack:
+        b, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            post.append(b)
+            stack.pop()
+        elif nxt not in seen:
+            seen.add(nxt)
+            stack.append((nxt, iter(nxt.successors[::-1])))
+    return post[::-1]
 
 
 def _const_words(c, t: Type) -> list[int]:

@@ -11,13 +11,17 @@ stencil is a *hole*, an external `dso_local` symbol whose address the emitter pa
     K K2                 64-bit constants (code_model "large": movabs)
     NEXT JT JF           continuations: the next stencil, a branch's two targets
     DEOPT DEOPT2         deoptimisation stubs (a frame state each)
-    CORE BODY CALLEE     code of this function: its core, its first stencil
+    DEOPTALL ENTER ENTRY the routines shared by every function (deopt, prologue, entry)
 
 A chain returns a status to the function that called it (the core prologue `st_enter`):
 0 done (result copied to the out area), 1 a Python exception is set, 2 deoptimised (the
 result object is in out[0]). Frame layout (slots of 8 bytes): 0 the out pointer, 1 the
-signal-poll counter, 2 the list that owns objects made by calls into Python, then the
-arguments, the constants and every other value (see frame.py).
+signal-poll counter, 2 the list that owns objects made by calls into Python, 3 the function's
+descriptor, 4 the frame state of a deopt in progress, then the arguments, the constants and
+every other value (see frame.py). The function descriptor (8-byte words): frame bytes; counts
+(arguments | constants << 20 | max depth << 40); constant table; first body stencil; the
+deopt stub of frame state 0; the deopt callable; argument descriptor; result descriptor;
+core.
 
 Guards are those of the LLVM tier: an int result beyond 64 bits, a zero divisor, an index out
 of bounds, a math domain or range error, a NumPy scalar result that would warn — each
@@ -30,7 +34,7 @@ import itertools
 
 SMALL_HOLES = ("A", "B", "C", "D", "E", "TA", "TB", "TC")
 LARGE_HOLES = ("K", "K2")
-JUMP_HOLES = ("NEXT", "JT", "JF", "DEOPT", "DEOPT2", "CORE", "BODY", "CALLEE")
+JUMP_HOLES = ("NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL")
 # C functions stencils call; the emitter resolves them in the running process.
 C_FUNCTIONS = {
     "PyErr_CheckSignals": "declare i32 @PyErr_CheckSignals()",
@@ -52,6 +56,8 @@ LIBM = LIBM_1 + LIBM_2
 
 INT_CMP = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
 FLOAT_CMP = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
+FLOAT_NOT = {"lt": "uge", "le": "ugt", "gt": "ule", "ge": "ult", "eq": "une", "ne": "oeq"}
+INT_NOT = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
 # array element kinds: name -> (LLVM memory type, how it widens to a slot)
 ELEMS = {"f64": ("double", None), "f32": ("float", "fpext"), "i64": ("i64", None),
          "i32": ("i32", "sext"), "i16": ("i16", "sext"), "i8": ("i8", "sext"),
@@ -104,7 +110,7 @@ class _Body:
     def guard(self, bad: str, target: str = "DEOPT") -> None:
         """Continue only when `bad` is false; else continue at target (a deopt stub)."""
         ok, no = f"ok{next(self.n)}", f"no{next(self.n)}"
-        self.do(f"br i1 {bad}, label %{no}, label %{ok}, !prof !0")
+        self.do(f"br i1 {bad}, label %{no}, label %{ok}")
         self.label(no)
         self.jump(target)
         self.label(ok)
@@ -332,6 +338,11 @@ def _float_stencils() -> None:
         c = b(f"fcmp {pred} double {b.load('double', 'A')}, {b.load('double', 'B')}")
         _branch(b, c)
         _stencil(f"br_{op}_ff", b)
+        # the negation (NaN compares unordered): for a branch whose true side falls through
+        b = _Body()
+        c = b(f"fcmp {FLOAT_NOT[op]} double {b.load('double', 'A')}, {b.load('double', 'B')}")
+        _branch(b, c)
+        _stencil(f"br_not_{op}_ff", b)
     _binary("min_ff", "double", "double", lambda b, x, y: ("double", b(
         f"select i1 {b(f'fcmp olt double {y}, {x}')}, double {y}, double {x}")))
     _binary("max_ff", "double", "double", lambda b, x, y: ("double", b(
@@ -421,6 +432,9 @@ def _control_stencils() -> None:
     b = _Body()
     _branch(b, b(f"icmp ne i64 {b.load('i64', 'A')}, 0"))
     _stencil("br_b", b)
+    b = _Body()
+    _branch(b, b(f"icmp eq i64 {b.load('i64', 'A')}, 0"))
+    _stencil("br_not_b", b)
     # signal poll on loop back edges: PyErr_CheckSignals every 1024 of them (as the LLVM tier)
     b = _Body()
     counter = b("getelementptr i8, ptr %f, i64 8")
@@ -473,6 +487,10 @@ def _control_stencils() -> None:
     b = _Body()
     b.do("ret i32 0")
     _stencil("ret", b)
+    b = _Body()
+    b.do(f"store i64 {b.load('i64', 'A')}, ptr {b('load ptr, ptr %f, align 8')}, align 8")
+    b.do("ret i32 0")
+    _stencil("ret1", b)
 
 
 # -- deoptimisation, calls ----------------------------------------------------------------------
@@ -480,9 +498,11 @@ def _control_stencils() -> None:
 def _call_stencils() -> None:
     # deopt stub: K(frame address, K2) -> the call's result object (status 2) or NULL (status 1)
     b = _Body()
-    fn = b("inttoptr i64 ptrtoint (ptr @K to i64) to ptr")
+    fd = b("load ptr, ptr " + b("getelementptr i8, ptr %f, i64 24") + ", align 8")
+    fn = b(f"load ptr, ptr {b(f'getelementptr i64, ptr {fd}, i64 5')}, align 8")
+    idx = b("load i64, ptr " + b("getelementptr i8, ptr %f, i64 32") + ", align 8")
     a0 = b("call ptr @PyLong_FromVoidPtr(ptr %f)")
-    a1 = b("call ptr @PyLong_FromLongLong(i64 ptrtoint (ptr @K2 to i64))")
+    a1 = b(f"call ptr @PyLong_FromLongLong(i64 {idx})")
     r = b(f"call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr {fn}, ptr {a0}, ptr {a1}, ptr null)")
     b.do(f"call void @Py_DecRef(ptr {a0})")
     b.do(f"call void @Py_DecRef(ptr {a1})")
@@ -610,11 +630,12 @@ def _prologue() -> None:
     TA the constant table's address (as a 32-bit PC-free absolute? no: see CORE), CALLEE the
     process-wide count of active baseline calls, JT the deopt stub for frame state 0."""
     lines = r"""
-define i32 @st_enter(ptr %args, ptr %out) #0 {
+define i32 @st_enter(ptr %args, ptr %out, ptr %fd) #0 {
 entry:
-  %size = ptrtoint ptr @K to i64
+  %size = load i64, ptr %fd, align 8
   %f = alloca i8, i64 %size, align 16
-  %counts = ptrtoint ptr @K2 to i64
+  %counts.p = getelementptr i64, ptr %fd, i64 1
+  %counts = load i64, ptr %counts.p, align 8
   %na = and i64 %counts, 1048575
   %nc.s = lshr i64 %counts, 20
   %nc = and i64 %nc.s, 1048575
@@ -624,7 +645,9 @@ entry:
   store i64 0, ptr %p1, align 8
   %p2 = getelementptr i8, ptr %f, i64 16
   store i64 0, ptr %p2, align 8
-  %slots = getelementptr i8, ptr %f, i64 24
+  %p3 = getelementptr i8, ptr %f, i64 24
+  store ptr %fd, ptr %p3, align 8
+  %slots = getelementptr i8, ptr %f, i64 40
   br label %args.loop
 args.loop:
   %i = phi i64 [0, %entry], [%i2, %args.body]
@@ -638,7 +661,8 @@ args.body:
   %i2 = add i64 %i, 1
   br label %args.loop
 consts:
-  %table = inttoptr i64 ptrtoint (ptr @K4 to i64) to ptr
+  %table.p = getelementptr i64, ptr %fd, i64 2
+  %table = load ptr, ptr %table.p, align 8
   %cslots = getelementptr i64, ptr %slots, i64 %na
   br label %c.loop
 c.loop:
@@ -660,10 +684,14 @@ run:
   %deep = icmp ugt i64 %depth2, %depth.max
   br i1 %deep, label %too.deep, label %body
 body:
-  %s = call i32 @BODY(ptr %f)
+  %body.p = getelementptr i64, ptr %fd, i64 3
+  %body.f = load ptr, ptr %body.p, align 8
+  %s = call i32 %body.f(ptr %f)
   br label %exit
 too.deep:
-  %s2 = call i32 @JT(ptr %f)
+  %stub.p = getelementptr i64, ptr %fd, i64 4
+  %stub = load ptr, ptr %stub.p, align 8
+  %s2 = call i32 %stub(ptr %f)
   br label %exit
 exit:
   %st = phi i32 [%s, %body], [%s2, %too.deep]
@@ -744,10 +772,12 @@ none:
   ret ptr %tp
 }
 
-define ptr @st_entry(ptr %self, ptr %args, i64 %nargsf, ptr %kw) #0 {
+define ptr @st_entry(ptr %self, ptr %args, i64 %nargsf, ptr %kw, ptr %fd) #0 {
 entry:
-  %desc = inttoptr i64 ptrtoint (ptr @K to i64) to ptr
-  %rdesc = inttoptr i64 ptrtoint (ptr @K2 to i64) to ptr
+  %desc.p = getelementptr i64, ptr %fd, i64 6
+  %desc = load ptr, ptr %desc.p, align 8
+  %rdesc.p = getelementptr i64, ptr %fd, i64 7
+  %rdesc = load ptr, ptr %rdesc.p, align 8
   %out = alloca [16 x i64], align 16
   %ovf = alloca i32, align 4
   %nargs = and i64 %nargsf, 9223372036854775807
@@ -934,13 +964,27 @@ next:
   %i2 = add i64 %i, 1
   br label %loop
 call:
-  %st = call i32 @CORE(ptr %buf, ptr %out)
+  %core.p = getelementptr i64, ptr %fd, i64 8
+  %core = load ptr, ptr %core.p, align 8
+  ; counted as a running baseline call until the result is boxed: the descriptors read
+  ; below live in the function's code region, which is not freed while a call runs
+  %active = inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr
+  %act0 = load i64, ptr %active, align 8
+  %act1 = add i64 %act0, 1
+  store i64 %act1, ptr %active, align 8
+  %st = call i32 %core(ptr %buf, ptr %out)
   switch i32 %st, label %error [i32 0, label %done  i32 2, label %deopted]
 deopted:
   %obj = load ptr, ptr %out, align 8
-  ret ptr %obj
+  br label %leave
 error:
-  ret ptr null
+  br label %leave
+leave:
+  %res.all = phi ptr [%obj, %deopted], [null, %error], [%res, %scalar], [null, %item.fail], [%tup, %items.done]
+  %act2 = load i64, ptr %active, align 8
+  %act3 = sub i64 %act2, 1
+  store i64 %act3, ptr %active, align 8
+  ret ptr %res.all
 done:
   %rkind = load i64, ptr %rdesc, align 8
   %rtp.p = getelementptr i64, ptr %rdesc, i64 1
@@ -951,7 +995,7 @@ done:
   br i1 %is.tuple, label %tuple, label %scalar
 scalar:
   %res = call ptr @box(i64 %rkind, ptr %rtp, i64 %rx, ptr %out)
-  ret ptr %res
+  br label %leave
 tuple:
   %tup = call ptr @PyTuple_New(i64 %rx)
   %tup.null = icmp eq ptr %tup, null
@@ -977,7 +1021,7 @@ item:
   br i1 %iobj.null, label %item.fail, label %item.ok
 item.fail:
   call void @Py_DecRef(ptr %tup)
-  ret ptr null
+  br label %leave
 item.ok:
   %kk = add i64 %k, 3
   %item.p = getelementptr ptr, ptr %tup, i64 %kk
@@ -985,7 +1029,7 @@ item.ok:
   %k2 = add i64 %k, 1
   br label %items
 items.done:
-  ret ptr %tup
+  br label %leave
 fallback:
   %fb.p = getelementptr i8, ptr %self, i64 ptrtoint (ptr @E to i64)
   %fb = load ptr, ptr %fb.p, align 8
@@ -994,6 +1038,28 @@ fallback:
 }
 """
     _STENCILS["entry"] = text.lstrip("\n")
+
+
+def _thunks() -> None:
+    """Per function, only these are copied: they pass its descriptor (K) to the shared
+    entry and prologue; deopt sites store their frame state in slot 4 and jump to the
+    shared deopt routine."""
+    _STENCILS["core"] = """define i32 @st_core(ptr %args, ptr %out) #0 {
+  %fd = call ptr asm "movabsq $$K, $0", "=r"()
+  %r = tail call i32 @ENTER(ptr %args, ptr %out, ptr %fd)
+  ret i32 %r
+}
+"""
+    _STENCILS["entry_thunk"] = """define ptr @st_entry_thunk(ptr %self, ptr %args, i64 %n, ptr %kw) #0 {
+  %fd = call ptr asm "movabsq $$K, $0", "=r"()
+  %r = tail call ptr @ENTRY(ptr %self, ptr %args, i64 %n, ptr %kw, ptr %fd)
+  ret ptr %r
+}
+"""
+    b = _Body()
+    b.do(f"store i64 {b.const('K2')}, ptr {b('getelementptr i8, ptr %f, i64 32')}, align 8")
+    b.jump("DEOPTALL")
+    _stencil("deopt_site", b)
 
 
 def module_text(triple: str, data_layout: str) -> str:
@@ -1006,12 +1072,14 @@ def module_text(triple: str, data_layout: str) -> str:
         _array_stencils()
         _prologue()
         _entry()
+        _thunks()
     parts = [f'target triple = "{triple}"', f'target datalayout = "{data_layout}"']
     parts += [f"@{h} = external dso_local global i8" for h in SMALL_HOLES]
     parts += [f'@{h} = external dso_local global i8, code_model "large"'
               for h in LARGE_HOLES + ("K3", "K4")]
-    parts += [f"declare dso_local i32 @{h}(ptr)" for h in JUMP_HOLES if h != "CORE"]
-    parts.append("declare dso_local i32 @CORE(ptr, ptr)")
+    parts += [f"declare dso_local i32 @{h}(ptr)" for h in JUMP_HOLES]
+    parts.append("declare dso_local i32 @ENTER(ptr, ptr, ptr)")
+    parts.append("declare dso_local ptr @ENTRY(ptr, ptr, i64, ptr, ptr)")
     parts += [f"declare dso_local {d.split(' ', 1)[1]}" for d in C_FUNCTIONS.values()]
     parts += [f"declare dso_local double @{n}(double)" for n in LIBM_1]
     parts += [f"declare dso_local double @{n}(double, double)" for n in LIBM_2]

@@ -1,0 +1,65 @@
+"""Adaptive tiering with the baseline tier: warm code runs copy-and-patch code at once."""
+
+from __future__ import annotations
+
+import pytest
+
+import tierjit
+from tierjit.runtime import baseline, compiler, entry, events
+from tierjit.runtime.dispatch import dispatcher_of
+
+pytest.importorskip("llvmlite")
+
+
+def _acc(n, k):
+    s = 0
+    for i in range(n):
+        s += i * k
+    return s
+
+
+def test_warm_goes_to_baseline_on_the_calling_thread_then_llvm():
+    if not baseline.ENABLED:
+        pytest.skip("TIERJIT_BASELINE=0")
+    with tierjit.config.override(hot_calls=2, hot_seconds=None, background=True):
+        f = tierjit.jit(_acc)
+        since = len(events.events())
+        assert [f(100, 3) for _ in range(3)] == [_acc(100, 3)] * 3
+        d = dispatcher_of(f)
+        codes = d.__dict__["_baseline_codes"]
+        (key, code), = codes.items()
+        assert code is not None and entry.is_entry(f)
+        kinds = [(e.kind, e.tier, e.thread) for e in events.events()[since:]
+                 if e.function == "_acc"]
+        assert ("compile", "baseline", "MainThread") in kinds
+        assert ("tier-up", "baseline", "MainThread") in kinds
+        # baseline code answers exactly, deoptimising where 64 bits do not suffice
+        assert f(1000, 2**60) == _acc(1000, 2**60)
+        assert compiler.wait_idle(60)
+        spec = d.specs[key]
+        if spec.native is not None and spec.installed:
+            assert entry.get_slot(f) == spec.native.entry_address   # LLVM replaced it
+        assert f(100, 3) == _acc(100, 3)
+
+
+def test_private_baseline_code_deopts_and_gives_up():
+    """Adaptive tiering's baseline code resumes in its own tier-0 code, counts its deopts
+    and, at max_deopts, calls its give-up hook (which takes it out of the slot)."""
+
+    def sq(x):
+        return x * x
+
+    f = tierjit.jit(sq)
+    d = dispatcher_of(f)
+    key = (tierjit.types.lattice.INT,)
+    code = baseline.build_private(d, key)
+    assert code is not None
+    hooks = code.keepalive[0]
+    gave_up = []
+    hooks.on_give_up = lambda: gave_up.append(True)
+    assert code.entry_callable(9) == 81
+    with tierjit.config.override(max_deopts=3):
+        for k in range(4):
+            assert code.entry_callable(2**40 + k) == (2**40 + k) ** 2
+    assert hooks.deopt_count == 4 and gave_up == [True]
+    assert code.entry_callable(2.5) == 6.25          # another type: the fallback
