@@ -207,8 +207,9 @@ def test_report_of_the_deopt_run(deopt_run):
     assert "tierjit report" in err
     rows = table_rows(err)
     name, calls, tier, times, compiles, deopts, specs = rows["factorial"]
-    # calls through the dispatcher: from the hot one (1000) on, baseline code takes them
-    assert int(calls) >= 1000 and tier == "opt"
+    # calls through the dispatcher (of the script's 1531): once factorial is hot (by count or
+    # by time), baseline code takes them until LLVM's is installed
+    assert 1 <= int(calls) <= 1531 and tier == "opt"
     assert re.search(r"\bopt \d+(\.\d+)? (ms|s)", compiles)
     assert int(deopts.split(":")[0]) >= 1 and "line " in deopts
     assert "(int) opt" in specs
