@@ -3,11 +3,11 @@
 - tier="baseline": `compile_into(dispatcher, spec)` is the dispatcher's native compile: the
   specialisation's typed IR copied and patched (backends/stencils), its code in spec.native.
 - tier="auto" (adaptive): when a signature is asked for once the function is warm (the
-  dispatcher's hot rule), `warm` builds baseline code *on the calling thread* and puts it in
-  the dispatch slot at once, before the LLVM build of the same signature is queued for the
-  compiler thread as usual; LLVM's code replaces it in the slot when it is ready. The
-  baseline code works on its own optimised copy of the typed IR and resumes in its own
-  tier-0 functions, so the LLVM build and its frame states are untouched. A baseline build
+  dispatcher's hot rule), `warm` builds baseline code and puts it in the dispatch slot, in
+  the compiler thread's job queued just before the LLVM build of the same signature (in the
+  calling thread when compiles are synchronous); LLVM's code replaces it in the slot when
+  it is ready. The baseline code works on its own optimised copy of the typed IR and resumes
+  in its own tier-0 functions, so the LLVM build and its frame states are untouched. A baseline build
   that fails leaves the signature to LLVM, silently (`explain` shows LLVM's outcome); one
   whose code deoptimises `config.max_deopts` times leaves the slot.
 - A baseline caller needs its callees in baseline too: `ensure_baseline` builds them.

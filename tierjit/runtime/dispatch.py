@@ -138,6 +138,7 @@ class Dispatcher:
         # in every sampled call, else _VARIES; False once nothing is constant any more.
         self.profile: Any = None if tier == "auto" else False
         self.observed = 0
+        self._warming: set = set()               # Python signatures queued for baseline
         self.hot_after = 0                   # calls when it became hot
         self._pending: set[_Build] = set()   # queued builds (set add/discard are atomic)
         self.compiles = 0
@@ -546,10 +547,10 @@ class Dispatcher:
 
     def _spec_for(self, args: tuple) -> "Specialisation | None":
         """The specialisation for these arguments' types; requests its build when new."""
-        if self.tier == "auto":                  # warm: baseline now (runtime/baseline.py)
+        if self.tier == "auto":                  # warm: baseline first (runtime/baseline.py)
             from . import baseline
             if baseline.ENABLED:
-                baseline.warm(self, args)
+                self._warm(args)
         if _type_of_value is None and _config.background:
             # The type lattice is not loaded yet: importing it here (~20 ms) would pause the
             # program, so the compiler thread types the arguments too.
@@ -583,6 +584,20 @@ class Dispatcher:
             # a function tierjit cannot lower runs as CPython without typing its calls
             self.bypass = self._ir_error is not None
         return spec
+
+    def _warm(self, args: tuple) -> None:
+        """Baseline code for these arguments' types, ahead of LLVM's: built by this call when
+        compiles are synchronous, else by the compiler thread's next job (typing, and the
+        first call's stencil library load, take milliseconds: not a pause of the program)."""
+        from . import baseline, compiler
+        if not _config.background or compiler.get_compiler().is_compiler_thread():
+            baseline.warm(self, args)
+            return
+        shape = tuple(type(a) for a in args)     # one job per Python signature, untyped
+        if shape in self._warming or len(self._warming) >= _config.max_specialisations:
+            return
+        self._warming.add(shape)
+        compiler.get_compiler().submit(_Warm(self, args))
 
     def _choose(self, spec: "Specialisation", args: tuple) -> "Specialisation | None":
         """What to build for a call of spec's types with `args`: a value-specialised version
@@ -800,6 +815,21 @@ class _Build:
 
     def __call__(self) -> None:
         self.dispatcher._build_in_background(self)
+
+
+class _Warm:
+    """A compiler-thread job: baseline code for a call's argument types (runtime.baseline)."""
+
+    __slots__ = ("dispatcher", "args", "__qualname__")
+
+    def __init__(self, dispatcher: "Dispatcher", args: tuple) -> None:
+        self.dispatcher, self.args = dispatcher, args
+        self.__qualname__ = dispatcher.__qualname__
+
+    def __call__(self) -> None:
+        from . import baseline
+        args, self.args = self.args, None
+        baseline.warm(self.dispatcher, args)
 
 
 class _Counting:

@@ -18,28 +18,39 @@ def _acc(n, k):
     return s
 
 
-def test_warm_goes_to_baseline_on_the_calling_thread_then_llvm():
+def test_warm_goes_to_baseline_first_then_llvm():
+    """Warm: the compiler thread's first job is baseline code (no pause of the program), its
+    next one LLVM's; synchronous compiles build baseline code in the calling thread."""
     if not baseline.ENABLED:
         pytest.skip("TIERJIT_BASELINE=0")
     with tierjit.config.override(hot_calls=2, hot_seconds=None, background=True):
         f = tierjit.jit(_acc)
         since = len(events.events())
         assert [f(100, 3) for _ in range(3)] == [_acc(100, 3)] * 3
+        assert compiler.wait_idle(60)
         d = dispatcher_of(f)
         codes = d.__dict__["_baseline_codes"]
         (key, code), = codes.items()
         assert code is not None and entry.is_entry(f)
         kinds = [(e.kind, e.tier, e.thread) for e in events.events()[since:]
                  if e.function == "_acc"]
-        assert ("compile", "baseline", "MainThread") in kinds
-        assert ("tier-up", "baseline", "MainThread") in kinds
-        # baseline code answers exactly, deoptimising where 64 bits do not suffice
+        assert kinds.index(("compile", "baseline", events.COMPILER_THREAD)) < \
+            kinds.index(("compile", "opt", events.COMPILER_THREAD)), kinds
+        assert not [k for k in kinds if k[2] != events.COMPILER_THREAD], kinds
+        # the code answers exactly, deoptimising where 64 bits do not suffice
         assert f(1000, 2**60) == _acc(1000, 2**60)
         assert compiler.wait_idle(60)
         spec = d.specs[key]
         if spec.native is not None and spec.installed:
             assert entry.get_slot(f) == spec.native.entry_address   # LLVM replaced it
         assert f(100, 3) == _acc(100, 3)
+    with tierjit.config.override(hot_calls=2, hot_seconds=None, background=False):
+        g = tierjit.jit(_acc)
+        since = len(events.events())
+        assert [g(100, 3) for _ in range(3)] == [_acc(100, 3)] * 3
+        kinds = [(e.kind, e.tier, e.thread) for e in events.events()[since:]
+                 if e.function == "_acc"]
+        assert ("tier-up", "baseline", "MainThread") in kinds, kinds
 
 
 def test_private_baseline_code_deopts_and_gives_up():
