@@ -227,8 +227,7 @@ def child_osr(mode: str, n: int) -> None:
     if mode.startswith("watch0"):
         tierjit.config.watch_seconds = 0.0
     if mode.endswith("warm"):
-        warm = tierjit.jit(tier="opt")(lambda x: x + 1.0)
-        warm(1.0)
+        tierjit.jit(tier="opt")(_warm_up)(1.0)     # loads LLVM and the compiler
     f = tierjit.jit(closest)
     start = time.perf_counter()
     f(v, QUERY)
@@ -255,6 +254,10 @@ def part_osr(n: int) -> None:
         osr = f"  OSR entries: {len(r['osr'])}" if "osr" in r else ""
         print(f"  {m:<12} first call {r['first'] * 1e3:8.1f} ms  = {r['first'] / compiled:6.2f}x "
               f"the compiled call{osr}", flush=True)
+
+
+def _warm_up(x):
+    return x + 1.0
 
 
 # -- value specialisation ------------------------------------------------------------------------
