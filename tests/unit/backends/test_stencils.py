@@ -335,3 +335,21 @@ def test_dropped_code_returns_its_pages():
         del code
     gc.collect()
     assert a.in_use == before
+
+
+def test_power_of_two_divisors_are_shifts_and_masks_with_python_signs():
+    import random
+
+    import tierjit
+
+    @tierjit.jit(tier="baseline")
+    def f(a):
+        return a // 8, a % 8, a // 1, a % 1, a // 2**40, a % 2**40
+
+    rng = random.Random(5)
+    values = [0, 1, -1, 7, -7, 8, -8, 2**62, -2**62, 2**63 - 1, -2**63]
+    values += [rng.randint(-2**63, 2**63 - 1) for _ in range(500)]
+    for a in values:
+        assert f(a) == f.py_func(a), a
+    pieces = [n for n, _ in tierjit.runtime.dispatch.dispatcher_of(f).latest().native.pieces]
+    assert "floordiv_pow2" in pieces and "mod_pow2" in pieces and "mod_ii" not in pieces

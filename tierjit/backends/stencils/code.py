@@ -72,7 +72,7 @@ class _Hooks:
         self.dispatcher, self.spec = dispatcher, spec
         self.fn = sel.fn
         self.deopt_count = 0
-        self.live = [[(sel.offset[v], v.type, v) for v in fs.live] for fs in sel.fs.states]
+        self.offset = sel.offset
         self.overrides = sel.overrides
         self.states = sel.fs.states
         self.resumes: dict = {}
@@ -96,8 +96,9 @@ class _Hooks:
             p = ctypes.c_void_p.from_address(addr + obj_at).value
             obj = ctypes.cast(p, ctypes.py_object).value
             ctypes.pythonapi.Py_DecRef(ctypes.c_void_p(p))
-        for off, t, v in self.live[index]:
-            values.append(obj if v is override else fr.box(t, addr + off))
+        offset = self.offset
+        for v in self.states[index].live:
+            values.append(obj if v is override else fr.box(v.type, addr + offset[v]))
         spec = self.spec
         # A callee that deoptimised hands its result on: not a failed guard of this code,
         # so not counted (a deep recursion would otherwise count one per frame).

@@ -11,8 +11,9 @@ stand for (`pyop`); anything the frame cannot represent raises Unsupported.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...errors import Unsupported
-from ...ir.liveness import live_out
 from ...ir.nodes import Block, FrameState, Function, Instr, Value
 from ...ir.ops import Op
 from ...ir.verifier import dominators, predecessors
@@ -95,39 +96,116 @@ def _vid(v: Value) -> int:
     return v.id
 
 
-def _live_before(block: Block, out: set) -> list[frozenset]:
-    live = set(out)
-    before: list = [None] * len(block.instrs)
-    for i in range(len(block.instrs) - 1, -1, -1):
-        ins = block.instrs[i]
-        if ins.result is not None:
-            live.discard(ins.result)
-        live.update(ins.args)
-        before[i] = frozenset(live)
-    return before
-
-
 class States:
-    """ir.liveness.FrameStates, with each block's liveness computed in one backward pass
-    (the same frame states, numbered in the order they are asked for)."""
+    """ir.liveness.FrameStates — the same frame states, numbered in the order they are asked
+    for — computed with bit sets (a Python int per set, one bit per value in id order) by a
+    worklist over per-block use/def sets, and each block's live sets in one backward pass."""
 
     def __init__(self, fn: Function):
         self.fn = fn
-        self.out = live_out(fn)
-        self.states: list[FrameState] = []
+        vals = sorted(fn.values(), key=_vid)
+        self.vals = vals
+        bit = self.bit = {v: 1 << i for i, v in enumerate(vals)}
+        blocks = fn.blocks
+        gen: dict[Block, int] = {}
+        kill: dict[Block, int] = {}
+        params: dict[Block, int] = {}
+        preds: dict[Block, list] = {b: [] for b in blocks}
+        for b in blocks:
+            g = k = 0
+            for ins in reversed(b.instrs):
+                r = ins.result
+                if r is not None:
+                    g &= ~bit[r]
+                    k |= bit[r]
+                for x in ins.args:
+                    g |= bit[x]
+            gen[b], kill[b] = g, k
+            m = 0
+            for x in b.params:
+                m |= bit[x]
+            params[b] = m
+            for e in b.terminator.targets:
+                preds[e.block].append(b)
+        live_in = dict(gen)
+        out = dict.fromkeys(blocks, 0)
+        work = list(blocks)                 # every block once; then what a change affects
+        queued = set(blocks)
+        while work:
+            b = work.pop()
+            queued.discard(b)
+            o = 0
+            for e in b.terminator.targets:
+                o |= live_in[e.block] & ~params[e.block]
+                for x in e.args:
+                    o |= bit[x]
+            out[b] = o
+            new_in = gen[b] | (o & ~kill[b])
+            if new_in != live_in[b]:
+                live_in[b] = new_in
+                for q in preds[b]:
+                    if q not in queued:
+                        queued.add(q)
+                        work.append(q)
+        self.out = out
+        self.states = _LazyStates(self)
         self._index: dict[tuple[int, int], int] = {}
         self._before: dict[Block, list] = {}
+
+    def before(self, block: Block) -> list[int]:
+        """The live set (bits) before each instruction of block."""
+        bf = self._before.get(block)
+        if bf is None:
+            bit = self.bit
+            live = self.out[block]
+            bf = self._before[block] = [0] * len(block.instrs)
+            for i in range(len(block.instrs) - 1, -1, -1):
+                ins = block.instrs[i]
+                if ins.result is not None:
+                    live &= ~bit[ins.result]
+                for x in ins.args:
+                    live |= bit[x]
+                bf[i] = live
+        return bf
+
+    def values(self, bits: int) -> tuple[Value, ...]:
+        vals, out = self.vals, []
+        while bits:
+            low = bits & -bits
+            out.append(vals[low.bit_length() - 1])
+            bits ^= low
+        return tuple(out)
 
     def at(self, block: Block, index: int) -> int:
         key = (block.id, index)
         n = self._index.get(key)
         if n is None:
-            before = self._before.get(block)
-            if before is None:
-                before = self._before[block] = _live_before(block, self.out[block])
-            n = self._index[key] = len(self.states)
-            self.states.append(FrameState(block.id, index, tuple(sorted(before[index], key=_vid))))
+            n = self._index[key] = len(self.states.wanted)
+            self.states.wanted.append((block, index))
         return n
+
+
+class _LazyStates(Sequence):
+    """The frame states, each built when it is first needed (at a deopt, or by a tool):
+    compiling only numbers them."""
+
+    def __init__(self, states: States):
+        self.owner = states
+        self.wanted: list[tuple[Block, int]] = []
+        self.built: dict[int, FrameState] = {}
+
+    def __len__(self) -> int:
+        return len(self.wanted)
+
+    def __getitem__(self, n):
+        if isinstance(n, slice):
+            return [self[i] for i in range(*n.indices(len(self)))]
+        fs = self.built.get(n)
+        if fs is None:
+            block, index = self.wanted[n]
+            o = self.owner
+            fs = self.built[n] = FrameState(block.id, index, o.values(o.before(block)[index]))
+        return fs
 
 
 class Selection:
@@ -140,6 +218,7 @@ class Selection:
         # pieces 0 and 1 are the function's entry and core thunks (code.py)
         self.pieces: list[tuple[str, dict]] = [("", {}), ("", {})]
         self.offset: dict[Value, int] = {}
+        self.pow2: dict[Value, int] = {}       # int constants 2**k -> k
         self.consts: list[int] = []            # the constant table (i64 bit patterns)
         self.block_label: dict[Block, int] = {}
         self.fixups: list[tuple[dict, str, object]] = []   # (holes, hole, block | ('fs', n))
@@ -161,12 +240,16 @@ class Selection:
             for ins in b.instrs:
                 if ins.op is Op.CONST and ins.result is not None:
                     self.offset[ins.result] = at
+                    c = ins.attr
+                    if type(c) is int and 0 < c < 2**62 and c & (c - 1) == 0:
+                        self.pow2[ins.result] = c.bit_length() - 1
                     n = width(ins.result.type)
                     self.consts += _const_words(ins.attr, ins.result.type)
                     at += 8 * n
-        self.zero, self.one = at, at + 8             # union tags of known members
-        self.consts += [0, 1]
-        at += 16
+        if any(kind(v.type) == "union" for v in self.fn.values()):
+            self.zero, self.one = at, at + 8         # union tags of known members
+            self.consts += [0, 1]
+            at += 16
         self.nconsts = (at - const_start) // 8
         alias, share = self.coalesce()
         for v in self.fn.values():
@@ -216,7 +299,6 @@ class Selection:
         if not defs:
             return alias, share
         preds = predecessors(self.fn)
-        befores: dict[Block, list] = {}
         for b in self.fn.blocks:
             term = b.terminator
             if len(term.targets) != 1:
@@ -247,10 +329,7 @@ class Selection:
                         or p in taken or p in self.offset:
                     continue
                 blk, i = d
-                before = befores.get(blk)
-                if before is None:
-                    before = befores[blk] = _live_before(blk, self.fs.out[blk])
-                if p in before[i + 1]:
+                if self.fs.before(blk)[i + 1] & self.fs.bit[p]:
                     continue                        # the parameter is still needed
                 share[a] = p
                 taken.add(p)
@@ -438,6 +517,14 @@ class Selection:
             x, y = args
             kr = kind(r.type)
             name = self.arith(base, kind(x.type), kind(y.type), kr)
+            if name in ("floordiv_ii", "mod_ii"):
+                k = self.pow2.get(y)
+                if k is not None:              # by a constant 2**k: a shift or a mask
+                    if name == "floordiv_ii":
+                        self.add("floordiv_pow2", A=o[x], C=o[r], K=k)
+                    else:
+                        self.add("mod_pow2", A=o[x], C=o[r], K=(1 << k) - 1)
+                    return
             if name is not None:
                 if name[-1] in "pn" and name[-3:-1] == "ff":
                     a, c = self.as_double(x, b, i), self.as_double(y, b, i)

@@ -276,6 +276,10 @@ def _int_stencils() -> None:
     _unary("i2f", "i64", lambda b, x: ("double", b(f"sitofp i64 {x} to double")))
     _unary("i2f_exact", "i64", lambda b, x: ("double", _exact_double(b, x)))
     _binary("pow_ii", "i64", "i64", _int_pow)
+    # a constant positive power-of-two divisor 2**k: Python's floor division is an arithmetic
+    # shift by k and its modulo a mask with 2**k - 1, for every sign of a (no guard needed)
+    _unary("floordiv_pow2", "i64", lambda b, x: ("i64", b(f"ashr i64 {x}, {b.const('K')}")))
+    _unary("mod_pow2", "i64", lambda b, x: ("i64", b(f"and i64 {x}, {b.const('K')}")))
 
 
 # -- float (double): Python's flavour "p", NumPy's "n" (deopt where NumPy would warn) --------------
@@ -630,7 +634,7 @@ def _prologue() -> None:
     TA the constant table's address (as a 32-bit PC-free absolute? no: see CORE), CALLEE the
     process-wide count of active baseline calls, JT the deopt stub for frame state 0."""
     lines = r"""
-define i32 @st_enter(ptr %args, ptr %out, ptr %fd) #0 {
+define i32 @st_enter(ptr %args, ptr %out, ptr %fd) #2 {
 entry:
   %size = load i64, ptr %fd, align 8
   %f = alloca i8, i64 %size, align 16
@@ -659,7 +663,7 @@ args.body:
   %dst = getelementptr i64, ptr %slots, i64 %i
   store i64 %v, ptr %dst, align 8
   %i2 = add i64 %i, 1
-  br label %args.loop
+  br label %args.loop, !llvm.loop !1
 consts:
   %table.p = getelementptr i64, ptr %fd, i64 2
   %table = load ptr, ptr %table.p, align 8
@@ -675,7 +679,7 @@ c.body:
   %cdst = getelementptr i64, ptr %cslots, i64 %j
   store i64 %cv, ptr %cdst, align 8
   %j2 = add i64 %j, 1
-  br label %c.loop
+  br label %c.loop, !llvm.loop !1
 run:
   %active = inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr
   %depth = load i64, ptr %active, align 8
@@ -1091,6 +1095,12 @@ def module_text(triple: str, data_layout: str) -> str:
     parts += list(_STENCILS.values())
     parts.append('attributes #0 = { nounwind "no-jump-tables"="true" "frame-pointer"="none" }')
     parts.append("attributes #1 = { nobuiltin }")
+    # the prologue's copy loops are a few words: no memcpy call, no vector loop
+    parts.append('attributes #2 = { nounwind "no-builtins" "no-jump-tables"="true" '
+                 '"frame-pointer"="none" }')
+    parts.append('!1 = distinct !{!1, !2, !3}')
+    parts.append('!2 = !{!"llvm.loop.vectorize.enable", i1 false}')
+    parts.append('!3 = !{!"llvm.loop.unroll.disable"}')
     parts.append('!0 = !{!"branch_weights", i32 1, i32 2000}')
     return "\n".join(parts) + "\n"
 
