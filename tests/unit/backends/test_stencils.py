@@ -353,3 +353,44 @@ def test_power_of_two_divisors_are_shifts_and_masks_with_python_signs():
         assert f(a) == f.py_func(a), a
     pieces = [n for n, _ in tierjit.runtime.dispatch.dispatcher_of(f).latest().native.pieces]
     assert "floordiv_pow2" in pieces and "mod_pow2" in pieces and "mod_ii" not in pieces
+
+
+def test_array_results_are_new_references(tmp_path):
+    import sys
+
+    import numpy as np
+
+    import tierjit
+
+    @tierjit.jit(tier="baseline")
+    def ident(a):
+        return a
+
+    @tierjit.jit(tier="baseline")
+    def pair(a, k):
+        return k, a
+
+    @tierjit.jit(tier="baseline")
+    def fill(n):
+        a = np.zeros(n)
+        for i in range(n):
+            a[i] = i * 0.5
+        return a
+
+    @tierjit.jit(tier="baseline")
+    def last(n):
+        b = fill(n)                       # an array from a baseline callee: through Python
+        return b[n - 1]
+
+    x = np.arange(3.0)
+    before = sys.getrefcount(x)
+    for _ in range(200):
+        assert ident(x) is x
+        assert pair(x, 3)[1] is x
+    assert sys.getrefcount(x) == before
+    a = fill(5)
+    refs = sys.getrefcount(a)             # the name and getrefcount's argument
+    assert refs == 2 and a.tolist() == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert last(7) == 3.0
+    for f in (ident, pair, fill, last):
+        assert tierjit.runtime.dispatch.dispatcher_of(f).latest().tier == "baseline"

@@ -177,7 +177,7 @@ def _result_record(t: Type | None, slot: int) -> list[int]:
     if fr.float_union(t):
         import numpy as np
         return [T.K_UNION, id(np.float64), 0, slot]
-    if isinstance(t, Scalar):
+    if isinstance(t, (Scalar, ArrayT)):
         rec = _arg_record(t)
         return [rec[0], rec[1], rec[2], slot]
     raise Unsupported(f"a result of type {t} at the baseline entry")
@@ -191,13 +191,11 @@ def _descriptors(sel: Selection, params, ret: Type | None) -> bytes:
         res = [T.K_TUPLE, 0, len(ret.items), 0]
         slot = 0
         for it in ret.items:
-            if isinstance(it, (TupleT, ArrayT)):
+            if isinstance(it, TupleT):
                 raise Unsupported(f"a result of type {ret} at the baseline entry")
             res += _result_record(it, slot)
             slot += len(fr.slots(it))
     else:
-        if isinstance(ret, ArrayT):
-            raise Unsupported(f"a result of type {ret} at the baseline entry")
         res = _result_record(ret, 0)
     return struct.pack(f"<{len(args)}q", *args), struct.pack(f"<{len(res)}q", *res)
 

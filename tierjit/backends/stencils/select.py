@@ -496,11 +496,13 @@ class Selection:
         if n > 16:
             raise Unsupported("a result of more than 16 slots")
         off = self.offset[v]
-        if n == 1:
+        kinds = fr.slots(v.type)
+        if kinds == ("i",) or kinds == ("f",):
             self.add("ret1", A=off)
             return
-        for k in range(n):
-            self.add("ret_copy", A=off + 8 * k, E=8 * k)
+        for k, sk in enumerate(kinds):
+            # an array's object: a new reference for the caller (the entry returns it)
+            self.add("ret_copy_ref" if sk == "o" else "ret_copy", A=off + 8 * k, E=8 * k)
         self.add("ret")
 
     def instr(self, b: Block, i: int, ins: Instr) -> None:
@@ -782,7 +784,11 @@ class Selection:
 
     def call_jit(self, b: Block, i: int, ins: Instr) -> bool:
         """A call of another jitted function's baseline core through its cell: the arguments
-        are copied to this frame's scratch area, the result lands in the call's slots."""
+        are copied to this frame's scratch area, the result lands in the call's slots. A
+        callee returning arrays returns new references: that call goes through Python
+        (pyop), which keeps them for the length of this call."""
+        if "o" in fr.slots(ins.result.type):
+            return False
         key = tuple(a.type for a in ins.args)
         at = self.scratch
         for a in ins.args:

@@ -488,6 +488,15 @@ def _control_stencils() -> None:
     b.do(f"store i64 {b.load('i64', 'A')}, ptr {dst}, align 8")
     b.jump("NEXT")
     _stencil("ret_copy", b)
+    # the same for an array's object slot: the caller gets a new reference
+    b = _Body()
+    out = b("load ptr, ptr %f, align 8")
+    dst = b(f"getelementptr i8, ptr {out}, i64 ptrtoint (ptr @E to i64)")
+    obj = b.load("ptr", "A")
+    b.do(f"call void @Py_IncRef(ptr {obj})")
+    b.do(f"store ptr {obj}, ptr {dst}, align 8")
+    b.jump("NEXT")
+    _stencil("ret_copy_ref", b)
     b = _Body()
     b.do("ret i32 0")
     _stencil("ret", b)
@@ -731,7 +740,12 @@ define internal ptr @box(i64 %kind, ptr %tp, i64 %extra, ptr %p) alwaysinline #0
 entry:
   %v = load i64, ptr %p, align 8
   switch i64 %kind, label %none [i64 1, label %int  i64 2, label %float  i64 3, label %bool
-                                 i64 4, label %npf  i64 5, label %npi  i64 9, label %union]
+                                 i64 4, label %npf  i64 5, label %npi  i64 9, label %union
+                                 i64 6, label %array]
+array:
+  ; the core returned a new reference to the array (ret_copy_ref)
+  %arr = inttoptr i64 %v to ptr
+  ret ptr %arr
 int:
   %r1 = call ptr @PyLong_FromLongLong(i64 %v)
   ret ptr %r1
