@@ -8,9 +8,11 @@ once; then copy-and-patch (`compile_baseline`, Python work included) and the LLV
 (IR generation and LLVM) are timed on that same typed IR, best of several.
 
 --first-call: each kernel's first call in a fresh process (imports excluded: tierjit, NumPy
-and the kernel are imported, the arguments built, then the clock starts) with tier="auto" and
-hot_calls=0 — the first call is warm, so it builds baseline code and runs it, while LLVM
-compiles in the background — against the best of 3 calls of the kernel's C twin (-O3).
+and the kernel are imported, the arguments built, then the clock starts) against the best of
+3 calls of the kernel's C twin (-O3). --tier auto (default): adaptive tiering, hot at the
+first call (hot_calls=0): the baseline and LLVM builds are queued for the compiler thread and
+the call itself runs as CPython (or enters LLVM's code by OSR); --tier baseline: pinned, the
+first call builds baseline code (front half and copy-and-patch) and runs it.
 """
 
 from __future__ import annotations
@@ -77,8 +79,9 @@ def load_kernel(name: str, tier: str | None):
     return mod
 
 
-def first_one(name: str, scale_name: str) -> None:
-    """In a fresh process: the first call of kernel `name`, adaptive tiering with baseline."""
+def first_one(name: str, scale_name: str, tier: str) -> None:
+    """In a fresh process: the first call of kernel `name`, adaptive tiering with baseline
+    (tier "auto", hot at the first call) or pinned to the baseline tier."""
     import json
     import numpy  # noqa: F401 - imports excluded from the figure
     mod = load_kernel(name, None)
@@ -88,13 +91,13 @@ def first_one(name: str, scale_name: str) -> None:
     tierjit.config.hot_calls, tierjit.config.hot_seconds = 0, None
     t0 = time.perf_counter()
     for f in mod.JIT:
-        setattr(mod, f, tierjit.jit(getattr(mod, f)))
+        setattr(mod, f, tierjit.jit(getattr(mod, f), tier=tier))
     result = getattr(mod, mod.ENTRY)(*args)
     seconds = time.perf_counter() - t0
     print(json.dumps({"seconds": seconds, "result": repr(result)}))
 
 
-def first_calls(names: list[str], scale_name: str) -> None:
+def first_calls(names: list[str], scale_name: str, tier: str) -> None:
     import json
     import subprocess
     sys.path.insert(0, str(BENCH))
@@ -102,7 +105,8 @@ def first_calls(names: list[str], scale_name: str) -> None:
     ratios = []
     for name in names:
         out = subprocess.run([sys.executable, __file__, "--first-one", name, "--scale",
-                              scale_name], capture_output=True, text=True, timeout=600)
+                              scale_name, "--tier", tier], capture_output=True, text=True,
+                             timeout=600)
         if out.returncode != 0:
             print(f"{name:14s} first call failed: {out.stderr.strip().splitlines()[-1:]}")
             continue
@@ -113,7 +117,7 @@ def first_calls(names: list[str], scale_name: str) -> None:
         t_c = _best(lambda: mod.call_c(lib, *args), 3)
         ratio = rec["seconds"] / t_c
         ratios.append(ratio)
-        print(f"{name:14s} first call (auto, baseline) {rec['seconds'] * 1e3:9.2f} ms   "
+        print(f"{name:14s} first call (tier={tier}) {rec['seconds'] * 1e3:9.2f} ms   "
               f"C -O3 {t_c * 1e3:9.2f} ms   ratio {ratio:6.2f}x", flush=True)
     if ratios:
         g = math.exp(sum(map(math.log, ratios)) / len(ratios))
@@ -128,12 +132,14 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--first-call", action="store_true")
     p.add_argument("--first-one", help=argparse.SUPPRESS)
+    p.add_argument("--tier", default="auto", choices=("auto", "baseline"),
+                   help="with --first-call: adaptive tiering, or pinned to the baseline tier")
     opts = p.parse_args(argv)
     if opts.first_one:
-        first_one(opts.first_one, opts.scale)
+        first_one(opts.first_one, opts.scale, opts.tier)
         return 0
     if opts.first_call:
-        first_calls(opts.kernels.split(","), opts.scale)
+        first_calls(opts.kernels.split(","), opts.scale, opts.tier)
         return 0
 
     import linecache
