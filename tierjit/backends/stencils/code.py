@@ -325,12 +325,5 @@ def _compile_callee(callee, key) -> None:
 
 
 def _note_perf(out, dispatcher) -> None:
-    """Tell the perf map (when the runtime has one) where this code is."""
-    try:
-        from ...runtime.perfmap import note_region
-    except ImportError:
-        return
-    try:
-        note_region(out.starts[0], out.code_size, f"tierjit:baseline:{dispatcher.__qualname__}")
-    except Exception:      # noqa: BLE001 - a profiler aid must never break a compile
-        pass
+    from .emit import note_perf
+    note_perf(out.starts[0], out.code_size, f"tierjit:baseline:{dispatcher.__qualname__}")

@@ -237,8 +237,23 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
                ext)
     ext = dict(ext, ENTER=out.starts[0], ENTRY=out.starts[1], DEOPTALL=out.starts[2])
     _shared[id(lib)] = ext
+    note_perf(region.address, 16 * n, "tierjit:baseline:trampolines")
+    for k, name in enumerate(("enter", "entry", "deopt")):
+        note_perf(out.starts[k], out.starts[k + 1] - out.starts[k], f"tierjit:baseline:{name}")
     _keep.extend((region, out, lib))
     return ext
 
 
 _keep: list = []
+
+
+def note_perf(address: int, size: int, name: str) -> None:
+    """Tell the perf map (runtime/perfmap.py, when there is one) where code is."""
+    try:
+        from ...runtime.perfmap import note_region
+    except ImportError:
+        return
+    try:
+        note_region(address, size, name)
+    except Exception:      # noqa: BLE001 - a profiler aid must never break a compile
+        pass
