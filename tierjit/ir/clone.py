@@ -22,7 +22,7 @@ def clone(fn: Function) -> Function:
         nb.params = [v(p) for p in b.params]
         nb.instrs = [Instr(i.op, [v(a) for a in i.args], v(i.result) if i.result else None,
                            i.attr, i.line, [Edge(bmap[e.block], [v(a) for a in e.args])
-                                            for e in i.targets])
+                                            for e in i.targets], i.inbounds)
                      for i in b.instrs]
         out.blocks.append(nb)
     return out

@@ -51,6 +51,8 @@ class Instr:
     attr: Any = None             # op-specific static data (constant, callee, attribute name)
     line: int = 0                # source line, for messages and deopt events
     targets: list[Edge] = field(default_factory=list)
+    # GETITEM/SETITEM: dimensions whose index a hoisted GUARD_INBOUNDS proved in bounds
+    inbounds: frozenset = frozenset()
 
     def __repr__(self) -> str:
         return f"<{self.op.value} {self.args}>"

@@ -59,6 +59,7 @@ class Op(enum.Enum):
     RANGE_ITEM = "range_item"  # args (start, stop, step, k): start + k * step, 0 <= k < len
     # -- speculation: no-ops in tier 0, guards that deoptimise in native code --------------
     GUARD_RANGE = "guard_range"  # args[0], speculated to lie within attr = (lo, hi)
+    GUARD_INBOUNDS = "guard_inbounds"  # args (a, x, n): n <= 0 or x < a.shape[attr]; no result
 
     # -- terminators: the last instruction of every block, and only there -----------------
     JUMP = "jump"              # goto targets[0] with its arguments
@@ -83,7 +84,7 @@ UNARY_OPS = frozenset({Op.NEG, Op.POS, Op.INVERT})
 COMPARE_OPS = frozenset({Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE})
 IDENTITY_OPS = frozenset({Op.IS, Op.IS_NOT})
 _TERMINATORS = frozenset({Op.JUMP, Op.BRANCH, Op.RETURN, Op.RAISE})
-_NO_RESULT = _TERMINATORS | {Op.SETITEM}
+_NO_RESULT = _TERMINATORS | {Op.SETITEM, Op.GUARD_INBOUNDS}
 
 # Python's spelling of each operator, shared by the printer, the tier-0 emitter and the
 # type rules (which evaluate the operator on sample values).

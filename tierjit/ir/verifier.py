@@ -48,6 +48,8 @@ def _arity_error(ins) -> str | None:
         expect = (3, 0)
     elif ins.op is Op.RANGE_ITEM:
         expect = (4, 0)
+    elif ins.op is Op.GUARD_INBOUNDS:
+        expect = (3, 0)
     if expect is not None and (n, t) != expect:
         return f"{ins.op.value} takes {expect[0]} args and {expect[1]} targets, has {n} and {t}"
     return None

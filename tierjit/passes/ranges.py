@@ -8,7 +8,10 @@ uses them to drop overflow guards that cannot fail (`3 * i + 2` for an index `i`
 array) and Python's negative-index handling where an index is never negative.
 
 Loops are handled by iterating to a fixpoint, widening a block parameter's bound to the
-i64 limit as soon as it grows a second time.
+i64 limit as soon as it grows a second time. One kind of loop variable is bounded instead: a
+*counter* of a counted loop (`for i in range(...)`), which each iteration either keeps or
+increases by a constant (`inside += 1` under an `if`): it cannot pass its start plus that
+constant times the trip count, and a trip count is below 2**63.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ def compute_ranges(fn: Function) -> Function:
         if _is_int(p):
             p.range = I64 if p.type.py is int else (0, 1)
     order = reverse_postorder(fn)
+    counters = _counters(fn)
+    entering: dict[Value, tuple[int, int]] = {}    # a counter's range on entry to its loop
     changed = True
     while changed:
         changed = False
@@ -76,6 +81,17 @@ def compute_ranges(fn: Function) -> Function:
                 for e in ins.targets:
                     for p, a in zip(e.block.params, e.args):
                         if not _is_int(p):
+                            continue
+                        if p in counters:
+                            step, k, back = counters[p]
+                            if b in back:
+                                continue          # bounded by the entry and the trip count
+                            lo, hi = entering[p] = _join(entering.get(p), _rng(a))
+                            # k < n < 2**63 from k's first value on: the most trips
+                            trips = I64[1] - min(0, _rng(k)[0])
+                            new = clamp(lo, hi + step * (trips - 1))
+                            if new != p.range:
+                                p.range, changed = new, True
                             continue
                         new = _join(p.range, _rng(a))
                         if new != p.range:
@@ -133,6 +149,79 @@ def speculate_loop_ranges(fn: Function, avoid: frozenset = frozenset()) -> Funct
                 e.args[i] = g
                 guarded = True
     return compute_ranges(fn) if guarded else fn
+
+
+def _counters(fn: Function) -> dict[Value, tuple[int, Value, set]]:
+    """Counters of counted loops (see the module docstring): header parameter -> (largest
+    step, the loop's iteration count k, the blocks whose edges into the header are back
+    edges)."""
+    from ..ir.loops import natural_loops
+    from ..ir.verifier import dominators
+    dom = dominators(fn)
+    found: dict[Value, tuple[int, Value, set]] = {}
+    defs = {ins.result: ins for b in fn.blocks for ins in b.instrs if ins.result is not None}
+    for h in natural_loops(fn):
+        back = {b for b in fn.blocks if h in b.successors and h in dom.get(b, ())}
+        k = _iteration_count(h, back, defs) if back else None
+        if k is None:
+            continue
+        for i, p in enumerate(h.params):
+            if not _is_int(p) or p.type.py is not int:
+                continue
+            steps = [_step_from(e.args[i], p, defs, fn) for b in back
+                     for e in b.terminator.targets if e.block is h]
+            if p is not k and steps and all(s is not None for s in steps):
+                found[p] = (max(steps), k, back)
+    return found
+
+
+def _iteration_count(h, back: set, defs) -> Value | None:
+    """The parameter k of a counted loop's header h: the header tests `k < n` first, n a
+    range length (below 2**63), and every back edge passes k + 1."""
+    t = h.terminator
+    if t.op is not Op.BRANCH or len(h.instrs) != 2:
+        return None
+    test = h.instrs[0]
+    if test.op is not Op.LT or t.args[0] is not test.result or test.args[0] not in h.params:
+        return None
+    n = defs.get(test.args[1])
+    if n is None or n.op is not Op.RANGE_LEN:
+        return None
+    k = test.args[0]
+    i = h.params.index(k)
+    for b in back:
+        for e in b.terminator.targets:
+            if e.block is h:
+                inc = defs.get(e.args[i])
+                one = defs.get(inc.args[1]) if inc is not None and inc.op is Op.ADD else None
+                if inc is None or inc.args[0] is not k or one is None \
+                        or one.op is not Op.CONST or one.attr != 1:
+                    return None
+    return k
+
+
+def _step_from(v: Value, p: Value, defs, fn: Function, seen=None) -> int | None:
+    """The largest amount v adds to p in one iteration, when v is p, p + c (c a constant
+    >= 0), or a block parameter all of whose incoming values are; None otherwise."""
+    if v is p:
+        return 0
+    ins = defs.get(v)
+    if ins is not None:
+        if ins.op is Op.ADD and ins.args[0] is p:
+            c = defs.get(ins.args[1])
+            if c is not None and c.op is Op.CONST and type(c.attr) is int and c.attr >= 0:
+                return c.attr
+        return None
+    seen = set() if seen is None else seen
+    if v in seen:
+        return 0
+    seen.add(v)
+    incoming = [e.args[b.params.index(v)] for blk in fn.blocks
+                for e in blk.terminator.targets for b in (e.block,) if v in b.params]
+    if not incoming:
+        return None
+    steps = [_step_from(a, p, defs, fn, seen) for a in incoming]
+    return None if any(s is None for s in steps) else max(steps)
 
 
 def _join(a, b):
@@ -195,11 +284,14 @@ def _transfer(ins, shapes) -> tuple[int, int] | None:
 
 def speculations_at(fn: Function, block: int, index: int) -> frozenset:
     """The speculations a deopt resuming before fn.blocks[block].instrs[index] may have
-    come from, as `speculate_loop_ranges` names them in `avoid`: the GUARD_RANGEs from there to
-    the end of the block (native code defers a pure region's guards to one deopt point)."""
+    come from, as the speculative passes name them in `avoid`: the GUARD_RANGEs and
+    GUARD_INBOUNDS from there to the end of the block (native code defers a pure region's
+    guards to one deopt point)."""
     b = fn.blocks[block]
     found = set()
     for ins in b.instrs[index:]:
+        if ins.op is Op.GUARD_INBOUNDS:
+            found.add(("inbounds", b.terminator.targets[0].block.id))
         if ins.op is Op.GUARD_RANGE:
             for e in b.terminator.targets:
                 if ins.result in e.args:

@@ -63,3 +63,52 @@ def test_guard_free_arithmetic_stays_exact_at_the_edges():
     assert f(a) == strided_sum(a) and type(f(a)) is type(strided_sum(a))
     g = tierjit.jit(counter)
     assert g(10) == 10
+
+
+def count_hits(n, xs):
+    hits = 0
+    for i in range(n):
+        if xs[i % len(xs)] > 0.5:
+            hits += 1
+    return hits
+
+
+def count_twice(n):
+    c = 0
+    for i in range(n):
+        c += 1
+        c += 1
+    return c
+
+
+def count_by(n, start, step):
+    c = start
+    for i in range(n):
+        c += step
+    return c
+
+
+def _overflow_checks(fn, *args) -> int:
+    f = tierjit.jit(tier="opt")(fn)
+    f(*args)
+    return f.inspect("llvm").count("call { i64, i1 } @llvm.sadd.with.overflow")
+
+
+def test_a_counter_of_a_counted_loop_needs_no_overflow_guard():
+    """hits += 1 at most once per iteration of a range loop: hits < 2**63, so hits + 1 fits
+    and native code checks nothing."""
+    ranges = _ranges_by_op(count_hits, 10, np.ones(3))
+    hits = [r for op, r in ranges if op is Op.ADD and r[0] == 1]
+    assert hits and all(r == (1, I64[1]) for r in hits), ranges
+    assert _overflow_checks(count_hits, 10, np.ones(3)) == 0
+    assert tierjit.jit(tier="opt")(count_hits)(10, np.ones(3)) == count_hits(10, np.ones(3))
+
+
+def test_counters_that_may_pass_64_bits_keep_their_guards():
+    # two increments per iteration (2 * (2**63 - 1) does not fit), or an unknown start/step
+    assert _overflow_checks(count_twice, 5) > 0
+    assert _overflow_checks(count_by, 5, 0, 1) > 0
+    f = tierjit.jit(tier="opt")(count_by)
+    assert f(3, 2**63 - 2, 1) == 2**63 + 1              # deoptimises to the exact big int
+    g = tierjit.jit(tier="opt")(count_twice)
+    assert g(7) == 14

@@ -17,9 +17,11 @@ class ArrayOps:
     """Mixed into FunctionCodegen."""
 
     def element_pointer(self, arr: str, t: ArrayT, idx: list[str], its: list[Type],
-                        nonneg: list[bool] | None = None) -> str:
+                        nonneg: list | None = None) -> str:
         """Address of a[idx...], Python's negative indices included; out of bounds, tier 0
-        raises the IndexError. The check guards the access, so it is never deferred
+        raises the IndexError. `nonneg[d]`: the index is never negative (True), or is proven
+        in bounds by a GUARD_INBOUNDS before the loop ("inbounds": no check here). The check
+        guards the access, so it is never deferred
         (loading from a dummy address instead and deferring the check measured slower:
         the select defeats LLVM's addressing and load scheduling)."""
         ty = ll(t)
@@ -34,7 +36,8 @@ class ArrayOps:
                 neg = self.emit(f"icmp slt i64 {i}, 0")
                 wrapped = self.emit(f"add i64 {i}, {n}")
                 j = self.emit(f"select i1 {neg}, i64 {wrapped}, i64 {i}")
-            ok = self.emit(f"and i1 {ok}, {self.emit(f'icmp ult i64 {j}, {n}')}")
+            if not nonneg or nonneg[d] != "inbounds":    # else checked before the loop
+                ok = self.emit(f"and i1 {ok}, {self.emit(f'icmp ult i64 {j}, {n}')}")
             if t.layout == "C":
                 offset = j if offset is None else \
                     self.emit(f"add nuw nsw i64 {self.emit(f'mul nuw nsw i64 {offset}, {n}')}, {j}")

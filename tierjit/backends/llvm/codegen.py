@@ -347,7 +347,14 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
             return self.pycall(b, i, ins, a, ts, rt)
         if op is Op.SETITEM:
             self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1],
-                         _nonneg(ins.args[1:-1]))
+                         _index_facts(ins, ins.args[1:-1]))
+            return None
+        if op is Op.GUARD_INBOUNDS:
+            n = self.emit(f"extractvalue {ll(ts[0])} {a[0]}, 1, {ins.attr}")
+            none = self.emit(f"icmp sle i64 {self.to_i64(a[2], ts[2])}, 0")
+            fits = self.emit(f"icmp slt i64 {self.to_i64(a[1], ts[1])}, {n}")
+            # never deferred: the loop's accesses rely on it
+            self.deopt_unless(self.emit(f"or i1 {none}, {fits}"), defer=False)
             return None
         r = self.native(ins, a, ts, rt)
         if r is not None:
@@ -358,7 +365,7 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
         """Native code for one op on non-union types; "" for a SETITEM done, None if not."""
         if ins.op is Op.SETITEM:
             self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1],
-                         _nonneg(ins.args[1:-1]))
+                         _index_facts(ins, ins.args[1:-1]))
             return ""
         return self.native(ins, a, ts, rt)
 
@@ -403,7 +410,7 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
                 return None
             return self.emit(f"extractvalue {ll(ts[0])} {a[0]}, {ins.attr % len(ts[0].items)}")
         if op is Op.GETITEM:
-            return self.getitem(a[0], ts[0], a[1:], ts[1:], _nonneg(ins.args[1:]))
+            return self.getitem(a[0], ts[0], a[1:], ts[1:], _index_facts(ins, ins.args[1:]))
         if op is Op.LEN:
             if isinstance(ts[0], TupleT):
                 return str(len(ts[0].items))
@@ -504,9 +511,11 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
         return None
 
     # -- calls into Python ------------------------------------------------------------------
-def _nonneg(values: list[Value]) -> list[bool]:
-    """Which indices are never negative (passes/ranges.py), so need no wrap-around."""
-    return [v.range is not None and v.range[0] >= 0 for v in values]
+def _index_facts(ins: Instr, values: list[Value]) -> list:
+    """Per index: "inbounds" when a hoisted GUARD_INBOUNDS proved it (passes/bounds.py), else
+    whether it is never negative (passes/ranges.py), so needs no wrap-around."""
+    return ["inbounds" if d in ins.inbounds else v.range is not None and v.range[0] >= 0
+            for d, v in enumerate(values)]
 
 
 _SIDE_EFFECTS = frozenset({Op.SETITEM, Op.CALL_JIT})

@@ -136,6 +136,8 @@ class _Emitter:
             self.osr_poll(b, ind)
         for ins in b.instrs[start:-1]:
             self.line = ins.line or self.line
+            if ins.op is Op.GUARD_INBOUNDS:
+                continue                      # a speculation of native code
             if ins.op is Op.SETITEM:
                 a = [_v(x) for x in ins.args]
                 self.out(f"{ind}{a[0]}[{', '.join(a[1:-1])}] = {a[-1]}")
