@@ -177,17 +177,17 @@ def test_value_guard_is_exact(first, then):
         assert repr(f(first, 4)) == repr(sign_of(first, 4))
 
 
-def test_watching_starts_after_watch_seconds_of_cold_calls():
-    """A function with loops runs as CPython until its cold calls have taken watch_seconds;
-    cheap calls never pay for lowering it."""
+def test_watching_starts_after_a_cold_call_of_watch_seconds():
+    """A function with loops runs as CPython until one of its cold calls has taken
+    watch_seconds; cheap calls never pay for lowering it."""
     from tierjit.runtime.dispatch import dispatcher_of
     with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=0.05):
         f = tierjit.jit(factorial_loop)
         d = dispatcher_of(f)
         for _ in range(20):
             assert f(20) == math.factorial(20)
-        assert d.counting == "watching" and d.cold_seconds < 0.05
-        d.cold_seconds = 0.05                 # as if the calls had taken that long
+        assert d.counting == "watching" and d.longest_cold < 0.05
+        d.longest_cold = 0.05                 # as if a call had taken that long
         n = len(events.events())
         assert f(25) == math.factorial(25)     # runs as CPython: lowering is queued
         assert compiler.wait_idle(60)

@@ -15,8 +15,8 @@ with a warning and the default is kept):
     TIERJIT_MAX_DEOPTS=K          deopts after which a specialisation's native code is dropped
                                   (default 100)
     TIERJIT_MAX_SPECIALISATIONS=N type specialisations per function (default 8)
-    TIERJIT_WATCH_MS=T|never      milliseconds of cold calls after which a function with loops
-                                  runs its cold calls in counting tier 0 (default 1)
+    TIERJIT_WATCH_MS=T|never      a function with loops one of whose cold calls took this many
+                                  milliseconds runs its cold calls in counting tier 0 (default 1)
     TIERJIT_OSR_BACKEDGES=N|never loop iterations after which a call running a loop in tier 0
                                   moves into native code (OSR; default 1000)
     TIERJIT_SPECIALISE_VALUES=1|0 compile constant arguments in (default 1)
@@ -55,8 +55,8 @@ class Config:
                                 further signatures run as CPython.
     log: bool                   print every event to stderr as it happens.
     perf: bool                  write /tmp/perf-<pid>.map for Linux perf (runtime.perfmap).
-    watch_seconds: float | None a tier="auto" function with loops whose cold calls have taken this
-                                long in total runs its further cold calls in counting tier 0,
+    watch_seconds: float | None a tier="auto" function with loops one of whose cold calls has taken
+                                this long runs its further cold calls in counting tier 0,
                                 lowered on the compiler thread (0: from its first call, lowered
                                 by that call; None: never) ...
     osr_backedges: int | None   ... which counts loop iterations: after this many, a long call moves

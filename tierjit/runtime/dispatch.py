@@ -124,15 +124,16 @@ class Dispatcher:
         # counters (calls that reached the dispatcher: native calls are not counted)
         self.calls = 0
         self.cold_seconds = 0.0
+        self.longest_cold = 0.0              # the longest timed cold call
         # The cold-phase protocol runtime.shim's Shim.__call__ follows (see there): while
         # `cold`, calls run py_func, counted and timed; while `bypass`, they run py_func
         # without typing the arguments (a build is on its way, or nothing can be compiled).
         self.cold = tier == "auto"
         self.bypass = False
         # Counting tier 0 with OSR (runtime.osr) for the cold calls of a function with loops:
-        # None until the first cold call, "watching" while a function with loops has taken
-        # less than config.watch_seconds, "building" while the compiler thread lowers it, then
-        # an OsrEntries, or False.
+        # None until the first cold call, "watching" while none of a function with loops'
+        # cold calls has taken config.watch_seconds, "building" while the compiler thread
+        # lowers it, then an OsrEntries, or False.
         self.counting: Any = None if tier == "auto" else False
         # Value profile of the cold calls: per argument its value while it has been the same
         # in every sampled call, else _VARIES; False once nothing is constant any more.
@@ -447,7 +448,7 @@ class Dispatcher:
             c = self.counting = "watching" if _has_loops(self.py_func.__code__) else False
         if c == "watching":
             watch = _config.watch_seconds
-            if watch is None or self.cold_seconds < watch:
+            if watch is None or self.longest_cold < watch:
                 return self.py_func
             c = self._start_counting()
         if (c is False or c == "building" or kwargs or len(args) != self._nparams
@@ -456,7 +457,7 @@ class Dispatcher:
         return c.tier0
 
     def _start_counting(self) -> "Any":
-        """A function with loops has taken config.watch_seconds of cold calls: lower it to
+        """A cold call of a function with loops has taken config.watch_seconds: lower it to
         counting tier 0, on the compiler thread under config.background (cold calls run the
         original function until it is there) unless watch_seconds is 0, which asks for it
         at the first call. Returns what self.counting now is."""
@@ -779,9 +780,21 @@ class Dispatcher:
         return (f"cold: {self.calls} calls, {self.cold_seconds * 1e3:.2f} ms as CPython; "
                 f"compiles when hot ({rule})")
 
+    def versions(self) -> "list[Specialisation]":
+        """Every version of the function asked for: the type specialisations, their
+        value-specialised versions and the OSR entries of its loops."""
+        out = []
+        for s in list(self.specs.values()):
+            if s.value_spec is not None:
+                out.append(s.value_spec)
+            if s.requested:
+                out.append(s)
+        out += list(getattr(self.counting, "entries", {}).values())
+        return out
+
     def counters(self) -> "dict[str, Any]":
         """Per-function counters, as `tierjit.stats()` reports them."""
-        specs = [s for s in list(self.specs.values()) if s.requested]
+        specs = self.versions()
         return {
             "tier": self.tier,
             "calls": self.calls,
@@ -790,7 +803,7 @@ class Dispatcher:
             "compiles": self.compiles,
             "compile_seconds": self.compile_seconds,
             "deopts": sum(s.deopt_count for s in specs),
-            "specialisations": {_fmt_types(s.arg_types): {
+            "specialisations": {_fmt_types(s.arg_types, s.values): {
                 "tier": s.tier, "deopts": s.deopt_count, "installed": s.installed,
                 "gave_up": s.gave_up,
                 "reason": None if s.reason is None else s.reason.describe()} for s in specs},

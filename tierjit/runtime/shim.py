@@ -70,7 +70,10 @@ class Shim:
                 try:
                     return f(*args, **kwargs)
                 finally:
-                    d.cold_seconds += (_clock() - start) * (1 if n <= 8 else 8)
+                    t = _clock() - start
+                    d.cold_seconds += t * (1 if n <= 8 else 8)
+                    if t > d.longest_cold:
+                        d.longest_cold = t     # a long call is what OSR is for
                     if d.cold_seconds >= _config._seconds_at:
                         d.became_hot(args, kwargs)
             d.calls = n - 1                    # the fallback counts this call again

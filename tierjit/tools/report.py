@@ -48,7 +48,7 @@ def rank(tier: str) -> float:
 def collect(sampler: Sampler | None = None) -> tuple[list[Row], Row]:
     """The rows (functions that were called, compiled or sampled) and the totals row."""
     from ..runtime import events
-    from ..runtime.dispatch import _frame_state_detail, dispatchers
+    from ..runtime.dispatch import _fmt_types, _frame_state_detail, dispatchers
 
     compiles: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for ev in events.events("compile"):
@@ -69,15 +69,13 @@ def collect(sampler: Sampler | None = None) -> tuple[list[Row], Row]:
         ir_error = getattr(d, "_ir_error", None)
         if ir_error is not None:
             row.why = ir_error.describe()
-        for spec in list(d.specs.values()):
-            if not spec.requested:
-                continue
+        for spec in d.versions():
             if rank(spec.tier) > rank(row.tier):
                 row.tier = spec.tier
             if spec.reason is not None and not row.why:
                 row.why = spec.reason.describe()
             mark = "*" if spec.installed else ""
-            row.specs.append(f"{_types(spec.arg_types)} {spec.tier}{mark}")
+            row.specs.append(f"{_fmt_types(spec.arg_types, spec.values)} {spec.tier}{mark}")
             row.deopts += spec.deopt_count
             for index, n in sorted(list(spec.deopts.items()), key=lambda kv: -kv[1]):
                 detail = _frame_state_detail(spec, index)
