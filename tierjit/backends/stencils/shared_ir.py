@@ -1,0 +1,425 @@
+"""LLVM IR of the two routines every baseline function shares (emitted once per process):
+the core prologue and the vectorcall entry. A function's own code only passes them its
+descriptor (templates.py: the `core` and `entry_thunk` stencils).
+
+The function descriptor (8-byte words): frame bytes; counts (argument slots | constant slots
+<< 20 | max nesting depth << 40); constant table; first body stencil; the deopt stub used when
+the nesting is too deep; the deopt callable; argument descriptor; result descriptor; core.
+"""
+
+from __future__ import annotations
+
+# Argument and result kinds of the entry's descriptors (code.py writes the descriptors).
+K_INT, K_FLOAT, K_BOOL, K_NPFLOAT, K_NPINT, K_ARRAY, K_NONE, K_TUPLE, K_UNION = range(1, 10)
+
+# i32 enter(ptr args, ptr out, ptr fd): a frame of fd[0] bytes on the C stack (slots 0-4, see
+# templates.py), the arguments and the constant table copied in, then the chain of stencils
+# from fd[3] — or, when more than max-depth baseline calls are running (the count at hole K3),
+# the deopt stub fd[4], so that deep recursion finishes in tier 0. On the way out it releases
+# the list owning objects made by calls into Python.
+PROLOGUE = r"""
+define i32 @st_enter(ptr %args, ptr %out, ptr %fd) #2 {
+entry:
+  %size = load i64, ptr %fd, align 8
+  %f = alloca i8, i64 %size, align 16
+  %counts.p = getelementptr i64, ptr %fd, i64 1
+  %counts = load i64, ptr %counts.p, align 8
+  %na = and i64 %counts, 1048575
+  %nc.s = lshr i64 %counts, 20
+  %nc = and i64 %nc.s, 1048575
+  %depth.max = lshr i64 %counts, 40
+  store ptr %out, ptr %f, align 8
+  %p1 = getelementptr i8, ptr %f, i64 8
+  store i64 0, ptr %p1, align 8
+  %p2 = getelementptr i8, ptr %f, i64 16
+  store i64 0, ptr %p2, align 8
+  %p3 = getelementptr i8, ptr %f, i64 24
+  store ptr %fd, ptr %p3, align 8
+  %slots = getelementptr i8, ptr %f, i64 40
+  br label %args.loop
+args.loop:
+  %i = phi i64 [0, %entry], [%i2, %args.body]
+  %more = icmp ult i64 %i, %na
+  br i1 %more, label %args.body, label %consts
+args.body:
+  %src = getelementptr i64, ptr %args, i64 %i
+  %v = load i64, ptr %src, align 8
+  %dst = getelementptr i64, ptr %slots, i64 %i
+  store i64 %v, ptr %dst, align 8
+  %i2 = add i64 %i, 1
+  br label %args.loop, !llvm.loop !1
+consts:
+  %table.p = getelementptr i64, ptr %fd, i64 2
+  %table = load ptr, ptr %table.p, align 8
+  %cslots = getelementptr i64, ptr %slots, i64 %na
+  br label %c.loop
+c.loop:
+  %j = phi i64 [0, %consts], [%j2, %c.body]
+  %cmore = icmp ult i64 %j, %nc
+  br i1 %cmore, label %c.body, label %run
+c.body:
+  %csrc = getelementptr i64, ptr %table, i64 %j
+  %cv = load i64, ptr %csrc, align 8
+  %cdst = getelementptr i64, ptr %cslots, i64 %j
+  store i64 %cv, ptr %cdst, align 8
+  %j2 = add i64 %j, 1
+  br label %c.loop, !llvm.loop !1
+run:
+  %active = inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr
+  %depth = load i64, ptr %active, align 8
+  %depth2 = add i64 %depth, 1
+  store i64 %depth2, ptr %active, align 8
+  %deep = icmp ugt i64 %depth2, %depth.max
+  br i1 %deep, label %too.deep, label %body
+body:
+  %body.p = getelementptr i64, ptr %fd, i64 3
+  %body.f = load ptr, ptr %body.p, align 8
+  %s = call i32 %body.f(ptr %f)
+  br label %exit
+too.deep:
+  %stub.p = getelementptr i64, ptr %fd, i64 4
+  %stub = load ptr, ptr %stub.p, align 8
+  %s2 = call i32 %stub(ptr %f)
+  br label %exit
+exit:
+  %st = phi i32 [%s, %body], [%s2, %too.deep]
+  %d3 = load i64, ptr %active, align 8
+  %d4 = sub i64 %d3, 1
+  store i64 %d4, ptr %active, align 8
+  %own = load ptr, ptr %p2, align 8
+  %has = icmp ne ptr %own, null
+  br i1 %has, label %release, label %done
+release:
+  call void @Py_DecRef(ptr %own)
+  br label %done
+done:
+  ret i32 %st
+}
+"""
+
+# PyObject *entry(self, args, nargsf, kwnames, fd): unbox the arguments per the argument
+# descriptor fd[6], call the core fd[8], box the result per the result descriptor fd[7];
+# anything unexpected goes to self->fallback (at offset E of the entry object). Argument
+# records (4 x i64): kind, type object, extra, extra2. Result records: kind, type object,
+# extra, slot; a K_TUPLE record is followed by its items' records. The call counts as a running
+# baseline call (K3) until the result is boxed: the descriptors are in the function's region.
+ENTRY = r"""
+define internal ptr @box(i64 %kind, ptr %tp, i64 %extra, ptr %p) alwaysinline #0 {
+entry:
+  %v = load i64, ptr %p, align 8
+  switch i64 %kind, label %none [i64 1, label %int  i64 2, label %float  i64 3, label %bool
+                                 i64 4, label %npf  i64 5, label %npi  i64 9, label %union
+                                 i64 6, label %array]
+array:
+  ; the core returned a new reference to the array (ret_copy_ref)
+  %arr = inttoptr i64 %v to ptr
+  ret ptr %arr
+int:
+  %r1 = call ptr @PyLong_FromLongLong(i64 %v)
+  ret ptr %r1
+float:
+  %d = bitcast i64 %v to double
+  %r2 = call ptr @PyFloat_FromDouble(double %d)
+  ret ptr %r2
+bool:
+  %t = icmp ne i64 %v, 0
+  %extra.p = inttoptr i64 %extra to ptr
+  %b = select i1 %t, ptr %tp, ptr %extra.p
+  call void @Py_IncRef(ptr %b)
+  ret ptr %b
+npf:
+  %d2 = bitcast i64 %v to double
+  %f = call ptr @PyFloat_FromDouble(double %d2)
+  br label %call.type
+npi:
+  %f2 = call ptr @PyLong_FromLongLong(i64 %v)
+  br label %call.type
+union:
+  %tagp = getelementptr i8, ptr %p, i64 8
+  %tag = load i64, ptr %tagp, align 8
+  %d3 = bitcast i64 %v to double
+  %f3 = call ptr @PyFloat_FromDouble(double %d3)
+  %is.np = icmp ne i64 %tag, 0
+  br i1 %is.np, label %call.type, label %plain
+plain:
+  ret ptr %f3
+call.type:
+  %x = phi ptr [%f, %npf], [%f2, %npi], [%f3, %union]
+  %x.null = icmp eq ptr %x, null
+  br i1 %x.null, label %fail, label %conv
+conv:
+  %r = call ptr @PyObject_CallOneArg(ptr %tp, ptr %x)
+  call void @Py_DecRef(ptr %x)
+  ret ptr %r
+fail:
+  ret ptr null
+none:
+  call void @Py_IncRef(ptr %tp)
+  ret ptr %tp
+}
+
+define ptr @st_entry(ptr %self, ptr %args, i64 %nargsf, ptr %kw, ptr %fd) #0 {
+entry:
+  %desc.p = getelementptr i64, ptr %fd, i64 6
+  %desc = load ptr, ptr %desc.p, align 8
+  %rdesc.p = getelementptr i64, ptr %fd, i64 7
+  %rdesc = load ptr, ptr %rdesc.p, align 8
+  %out = alloca [16 x i64], align 16
+  %ovf = alloca i32, align 4
+  %nargs = and i64 %nargsf, 9223372036854775807
+  %want = load i64, ptr %desc, align 8
+  %nslots.p = getelementptr i64, ptr %desc, i64 1
+  %nslots = load i64, ptr %nslots.p, align 8
+  %buf = alloca i64, i64 %nslots, align 16
+  %n.ok = icmp eq i64 %nargs, %want
+  %kw.ok = icmp eq ptr %kw, null
+  %ok = and i1 %n.ok, %kw.ok
+  br i1 %ok, label %loop, label %fallback
+loop:
+  %i = phi i64 [0, %entry], [%i2, %next]
+  %slot = phi i64 [0, %entry], [%slot2, %next]
+  %more = icmp ult i64 %i, %nargs
+  br i1 %more, label %arg, label %call
+arg:
+  %ap = getelementptr ptr, ptr %args, i64 %i
+  %o = load ptr, ptr %ap, align 8
+  %rec.i = mul i64 %i, 4
+  %rec.j = add i64 %rec.i, 2
+  %rec = getelementptr i64, ptr %desc, i64 %rec.j
+  %kind = load i64, ptr %rec, align 8
+  %tp.p = getelementptr i64, ptr %rec, i64 1
+  %tp = load ptr, ptr %tp.p, align 8
+  %x1.p = getelementptr i64, ptr %rec, i64 2
+  %x1 = load i64, ptr %x1.p, align 8
+  %x2.p = getelementptr i64, ptr %rec, i64 3
+  %x2 = load i64, ptr %x2.p, align 8
+  %typ.p = getelementptr i8, ptr %o, i64 8
+  %typ = load ptr, ptr %typ.p, align 8
+  %dst = getelementptr i64, ptr %buf, i64 %slot
+  %is.bool = icmp eq i64 %kind, 3
+  %is.none = icmp eq i64 %kind, 7
+  %by.id = or i1 %is.bool, %is.none
+  br i1 %by.id, label %identity, label %bytype
+bytype:
+  %same = icmp eq ptr %typ, %tp
+  br i1 %same, label %dispatch, label %fallback
+dispatch:
+  switch i64 %kind, label %fallback [i64 1, label %k.int  i64 2, label %k.float
+                                     i64 4, label %k.npf  i64 5, label %k.npi
+                                     i64 6, label %k.array]
+k.int:
+  store i32 0, ptr %ovf, align 4
+  %iv = call i64 @PyLong_AsLongLongAndOverflow(ptr %o, ptr %ovf)
+  %of = load i32, ptr %ovf, align 4
+  %of.bad = icmp ne i32 %of, 0
+  br i1 %of.bad, label %fallback, label %k.int.ok
+k.int.ok:
+  store i64 %iv, ptr %dst, align 8
+  br label %next1
+k.float:
+  %fp = getelementptr i8, ptr %o, i64 16
+  %fv = load i64, ptr %fp, align 8
+  store i64 %fv, ptr %dst, align 8
+  br label %next1
+k.npf:
+  %nfp = getelementptr i8, ptr %o, i64 16
+  %is.f32 = icmp eq i64 %x1, 4
+  br i1 %is.f32, label %k.npf32, label %k.npf64
+k.npf64:
+  %nfv = load i64, ptr %nfp, align 8
+  store i64 %nfv, ptr %dst, align 8
+  br label %next1
+k.npf32:
+  %nf32 = load float, ptr %nfp, align 4
+  %nf64 = fpext float %nf32 to double
+  store double %nf64, ptr %dst, align 8
+  br label %next1
+k.npi:
+  %nip = getelementptr i8, ptr %o, i64 16
+  switch i64 %x1, label %fallback [i64 1, label %s8  i64 2, label %s16  i64 4, label %s32
+                                   i64 8, label %s64  i64 257, label %u8  i64 258, label %u16
+                                   i64 260, label %u32]
+s8:
+  %v8 = load i8, ptr %nip, align 1
+  %w8 = sext i8 %v8 to i64
+  br label %npi.store
+s16:
+  %v16 = load i16, ptr %nip, align 2
+  %w16 = sext i16 %v16 to i64
+  br label %npi.store
+s32:
+  %v32 = load i32, ptr %nip, align 4
+  %w32 = sext i32 %v32 to i64
+  br label %npi.store
+s64:
+  %w64 = load i64, ptr %nip, align 8
+  br label %npi.store
+u8:
+  %uv8 = load i8, ptr %nip, align 1
+  %uw8 = zext i8 %uv8 to i64
+  br label %npi.store
+u16:
+  %uv16 = load i16, ptr %nip, align 2
+  %uw16 = zext i16 %uv16 to i64
+  br label %npi.store
+u32:
+  %uv32 = load i32, ptr %nip, align 4
+  %uw32 = zext i32 %uv32 to i64
+  br label %npi.store
+npi.store:
+  %nv = phi i64 [%w8, %s8], [%w16, %s16], [%w32, %s32], [%w64, %s64], [%uw8, %u8], [%uw16, %u16], [%uw32, %u32]
+  store i64 %nv, ptr %dst, align 8
+  br label %next1
+k.array:
+  ; x1: scalar type object of the dtype; x2: ndim | C-contiguous << 8
+  %descr.p = getelementptr i8, ptr %o, i64 56
+  %descr = load ptr, ptr %descr.p, align 8
+  %dtt.p = getelementptr i8, ptr %descr, i64 16
+  %dtt = load i64, ptr %dtt.p, align 8
+  %dt.ok = icmp eq i64 %dtt, %x1
+  %bo.p = getelementptr i8, ptr %descr, i64 26
+  %bo = load i8, ptr %bo.p, align 1
+  %bo.ok = icmp ne i8 %bo, 62
+  %nd.p = getelementptr i8, ptr %o, i64 24
+  %nd = load i32, ptr %nd.p, align 4
+  %nd64 = zext i32 %nd to i64
+  %want.nd = and i64 %x2, 255
+  %nd.ok = icmp eq i64 %nd64, %want.nd
+  %flags.p = getelementptr i8, ptr %o, i64 64
+  %flags = load i32, ptr %flags.p, align 4
+  %cc = and i32 %flags, 1
+  %cc64 = zext i32 %cc to i64
+  %want.c = lshr i64 %x2, 8
+  %c.ok = icmp eq i64 %cc64, %want.c
+  %a1 = and i1 %dt.ok, %bo.ok
+  %a2 = and i1 %nd.ok, %c.ok
+  %a3 = and i1 %a1, %a2
+  br i1 %a3, label %k.array.ok, label %fallback
+k.array.ok:
+  store ptr %o, ptr %dst, align 8
+  %data.p = getelementptr i8, ptr %o, i64 16
+  %data = load i64, ptr %data.p, align 8
+  %d1 = getelementptr i64, ptr %dst, i64 1
+  store i64 %data, ptr %d1, align 8
+  %dims.p = getelementptr i8, ptr %o, i64 32
+  %dims = load ptr, ptr %dims.p, align 8
+  %strides.p = getelementptr i8, ptr %o, i64 40
+  %strides = load ptr, ptr %strides.p, align 8
+  br label %dim.loop
+dim.loop:
+  %d = phi i64 [0, %k.array.ok], [%d.next, %dim.body]
+  %d.more = icmp ult i64 %d, %nd64
+  br i1 %d.more, label %dim.body, label %next8
+dim.body:
+  %ext.p = getelementptr i64, ptr %dims, i64 %d
+  %ext = load i64, ptr %ext.p, align 8
+  %sd.i = add i64 %d, 2
+  %sd = getelementptr i64, ptr %dst, i64 %sd.i
+  store i64 %ext, ptr %sd, align 8
+  %st.p = getelementptr i64, ptr %strides, i64 %d
+  %stv = load i64, ptr %st.p, align 8
+  %td.i = add i64 %d, 5
+  %td = getelementptr i64, ptr %dst, i64 %td.i
+  store i64 %stv, ptr %td, align 8
+  %d.next = add i64 %d, 1
+  br label %dim.loop
+identity:
+  ; bool: tp is True, x1 is False; None: tp is None (no slot)
+  %is.t = icmp eq ptr %o, %tp
+  %x1.p2 = inttoptr i64 %x1 to ptr
+  %is.f = icmp eq ptr %o, %x1.p2
+  br i1 %is.none, label %k.none, label %k.bool
+k.none:
+  br i1 %is.t, label %next0, label %fallback
+k.bool:
+  %tf = or i1 %is.t, %is.f
+  br i1 %tf, label %k.bool.ok, label %fallback
+k.bool.ok:
+  %bv = zext i1 %is.t to i64
+  store i64 %bv, ptr %dst, align 8
+  br label %next1
+next0:
+  br label %next
+next1:
+  br label %next
+next8:
+  br label %next
+next:
+  %w = phi i64 [0, %next0], [1, %next1], [8, %next8]
+  %slot2 = add i64 %slot, %w
+  %i2 = add i64 %i, 1
+  br label %loop
+call:
+  %core.p = getelementptr i64, ptr %fd, i64 8
+  %core = load ptr, ptr %core.p, align 8
+  ; counted as a running baseline call until the result is boxed: the descriptors read
+  ; below live in the function's code region, which is not freed while a call runs
+  %active = inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr
+  %act0 = load i64, ptr %active, align 8
+  %act1 = add i64 %act0, 1
+  store i64 %act1, ptr %active, align 8
+  %st = call i32 %core(ptr %buf, ptr %out)
+  switch i32 %st, label %error [i32 0, label %done  i32 2, label %deopted]
+deopted:
+  %obj = load ptr, ptr %out, align 8
+  br label %leave
+error:
+  br label %leave
+leave:
+  %res.all = phi ptr [%obj, %deopted], [null, %error], [%res, %scalar], [null, %item.fail], [%tup, %items.done]
+  %act2 = load i64, ptr %active, align 8
+  %act3 = sub i64 %act2, 1
+  store i64 %act3, ptr %active, align 8
+  ret ptr %res.all
+done:
+  %rkind = load i64, ptr %rdesc, align 8
+  %rtp.p = getelementptr i64, ptr %rdesc, i64 1
+  %rtp = load ptr, ptr %rtp.p, align 8
+  %rx.p = getelementptr i64, ptr %rdesc, i64 2
+  %rx = load i64, ptr %rx.p, align 8
+  %is.tuple = icmp eq i64 %rkind, 8
+  br i1 %is.tuple, label %tuple, label %scalar
+scalar:
+  %res = call ptr @box(i64 %rkind, ptr %rtp, i64 %rx, ptr %out)
+  br label %leave
+tuple:
+  %tup = call ptr @PyTuple_New(i64 %rx)
+  %tup.null = icmp eq ptr %tup, null
+  br i1 %tup.null, label %error, label %items
+items:
+  %k = phi i64 [0, %tuple], [%k2, %item.ok]
+  %kmore = icmp ult i64 %k, %rx
+  br i1 %kmore, label %item, label %items.done
+item:
+  %ri = mul i64 %k, 4
+  %ri2 = add i64 %ri, 4
+  %irec = getelementptr i64, ptr %rdesc, i64 %ri2
+  %ikind = load i64, ptr %irec, align 8
+  %itp.p = getelementptr i64, ptr %irec, i64 1
+  %itp = load ptr, ptr %itp.p, align 8
+  %ix.p = getelementptr i64, ptr %irec, i64 2
+  %ix = load i64, ptr %ix.p, align 8
+  %islot.p = getelementptr i64, ptr %irec, i64 3
+  %islot = load i64, ptr %islot.p, align 8
+  %ip = getelementptr i64, ptr %out, i64 %islot
+  %iobj = call ptr @box(i64 %ikind, ptr %itp, i64 %ix, ptr %ip)
+  %iobj.null = icmp eq ptr %iobj, null
+  br i1 %iobj.null, label %item.fail, label %item.ok
+item.fail:
+  call void @Py_DecRef(ptr %tup)
+  br label %leave
+item.ok:
+  %kk = add i64 %k, 3
+  %item.p = getelementptr ptr, ptr %tup, i64 %kk
+  store ptr %iobj, ptr %item.p, align 8
+  %k2 = add i64 %k, 1
+  br label %items
+items.done:
+  br label %leave
+fallback:
+  %fb.p = getelementptr i8, ptr %self, i64 ptrtoint (ptr @E to i64)
+  %fb = load ptr, ptr %fb.p, align 8
+  %r = tail call ptr @PyObject_Vectorcall(ptr %fb, ptr %args, i64 %nargsf, ptr %kw)
+  ret ptr %r
+}
+"""

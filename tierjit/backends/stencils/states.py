@@ -1,0 +1,124 @@
+"""Frame states for the baseline tier: ir.liveness.FrameStates computed with bit sets.
+
+The same frame states (block, instruction, live values), numbered in the order selection asks
+for them, but each built only when it is first needed — at a deopt, or by a tool — since most
+guards never fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...ir.nodes import Block, FrameState, Function, Value
+from .kinds import _vid
+
+class States:
+    """ir.liveness.FrameStates — the same frame states, numbered in the order they are asked
+    for — computed with bit sets (a Python int per set, one bit per value in id order) by a
+    worklist over per-block use/def sets, and each block's live sets in one backward pass."""
+
+    def __init__(self, fn: Function):
+        self.fn = fn
+        vals = sorted(fn.values(), key=_vid)
+        self.vals = vals
+        bit = self.bit = {v: 1 << i for i, v in enumerate(vals)}
+        blocks = fn.blocks
+        gen: dict[Block, int] = {}
+        kill: dict[Block, int] = {}
+        params: dict[Block, int] = {}
+        preds: dict[Block, list] = {b: [] for b in blocks}
+        for b in blocks:
+            g = k = 0
+            for ins in reversed(b.instrs):
+                r = ins.result
+                if r is not None:
+                    g &= ~bit[r]
+                    k |= bit[r]
+                for x in ins.args:
+                    g |= bit[x]
+            gen[b], kill[b] = g, k
+            m = 0
+            for x in b.params:
+                m |= bit[x]
+            params[b] = m
+            for e in b.terminator.targets:
+                preds[e.block].append(b)
+        live_in = dict(gen)
+        out = dict.fromkeys(blocks, 0)
+        work = list(blocks)                 # every block once; then what a change affects
+        queued = set(blocks)
+        while work:
+            b = work.pop()
+            queued.discard(b)
+            o = 0
+            for e in b.terminator.targets:
+                o |= live_in[e.block] & ~params[e.block]
+                for x in e.args:
+                    o |= bit[x]
+            out[b] = o
+            new_in = gen[b] | (o & ~kill[b])
+            if new_in != live_in[b]:
+                live_in[b] = new_in
+                for q in preds[b]:
+                    if q not in queued:
+                        queued.add(q)
+                        work.append(q)
+        self.out = out
+        self.states = _LazyStates(self)
+        self._index: dict[tuple[int, int], int] = {}
+        self._before: dict[Block, list] = {}
+
+    def before(self, block: Block) -> list[int]:
+        """The live set (bits) before each instruction of block."""
+        bf = self._before.get(block)
+        if bf is None:
+            bit = self.bit
+            live = self.out[block]
+            bf = self._before[block] = [0] * len(block.instrs)
+            for i in range(len(block.instrs) - 1, -1, -1):
+                ins = block.instrs[i]
+                if ins.result is not None:
+                    live &= ~bit[ins.result]
+                for x in ins.args:
+                    live |= bit[x]
+                bf[i] = live
+        return bf
+
+    def values(self, bits: int) -> tuple[Value, ...]:
+        vals, out = self.vals, []
+        while bits:
+            low = bits & -bits
+            out.append(vals[low.bit_length() - 1])
+            bits ^= low
+        return tuple(out)
+
+    def at(self, block: Block, index: int) -> int:
+        key = (block.id, index)
+        n = self._index.get(key)
+        if n is None:
+            n = self._index[key] = len(self.states.wanted)
+            self.states.wanted.append((block, index))
+        return n
+
+
+class _LazyStates(Sequence):
+    """The frame states, each built when it is first needed (at a deopt, or by a tool):
+    compiling only numbers them."""
+
+    def __init__(self, states: States):
+        self.owner = states
+        self.wanted: list[tuple[Block, int]] = []
+        self.built: dict[int, FrameState] = {}
+
+    def __len__(self) -> int:
+        return len(self.wanted)
+
+    def __getitem__(self, n):
+        if isinstance(n, slice):
+            return [self[i] for i in range(*n.indices(len(self)))]
+        fs = self.built.get(n)
+        if fs is None:
+            block, index = self.wanted[n]
+            o = self.owner
+            fs = self.built[n] = FrameState(block.id, index, o.values(o.before(block)[index]))
+        return fs
