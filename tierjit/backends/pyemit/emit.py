@@ -7,7 +7,10 @@ CPython's. This is the executable specification of the IR and the target of deop
 
 Control flow: a block with exactly one predecessor is emitted inline where that predecessor
 jumps to it; the other blocks (loop headers, merge points) become cases of a dispatch loop
-`while True: if _b == K: ...`. Block parameters are assigned on the edge, in parallel.
+`while True: if _b == K: ...`. Block parameters are assigned on the edge, in parallel. A small
+merge point that only leads on to loop headers (the end of a loop body after an `if`) is
+emitted inline at each of its predecessors instead (tail duplication), so an iteration of
+such a loop dispatches once, at its header.
 
 An *entry* is where the generated function starts: the function's own entry (block 0, its
 arguments) or a frame state (block B before instruction i, with its live values) for
@@ -26,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ir.nodes import Block, Edge, FrameState, Function, Instr, Value
-from ...ir.ops import PY_BINARY, PY_UNARY, Op
+from ...ir.ops import COMPARE_OPS, PY_BINARY, PY_UNARY, Op
 from ...ir.verifier import predecessors
 
 
@@ -55,6 +58,14 @@ class _Emitter:
     cases: set[Block] = field(default_factory=set)
     line: int = 0                      # source line of what is being emitted
     osr: dict[int, Any] = field(default_factory=dict)   # header id -> ir.osr.OsrPoint
+    # A function with one loop (one case) is emitted as straight code, then `while True:`
+    # with the loop header's code: an edge to it is `continue` inside the loop and falls
+    # through into the loop from the code before it (None: the dispatch loop)
+    loop: Block | None = None
+    in_loop: bool = False
+    # TRUTHs and comparisons used only by their block's branch: written in its `if`
+    # (`if x:` tests x as bool(x) would)
+    conditions: dict[Value, Instr] = field(default_factory=dict)
 
     def out(self, text: str) -> None:
         self.lines.append(text)
@@ -136,8 +147,8 @@ class _Emitter:
             self.osr_poll(b, ind)
         for ins in b.instrs[start:-1]:
             self.line = ins.line or self.line
-            if ins.op is Op.GUARD_INBOUNDS:
-                continue                      # a speculation of native code
+            if ins.op is Op.GUARD_INBOUNDS or ins.result in self.conditions:
+                continue                      # a speculation of native code / in the `if`
             if ins.op is Op.SETITEM:
                 a = [_v(x) for x in ins.args]
                 self.out(f"{ind}{a[0]}[{', '.join(a[1:-1])}] = {a[-1]}")
@@ -156,7 +167,12 @@ class _Emitter:
         elif t.op is Op.JUMP:
             self.edge(t.targets[0], ind)
         else:
-            self.out(f"{ind}if {_v(t.args[0])}:")
+            cond = self.conditions.get(t.args[0])
+            if cond is not None and cond.op is Op.TRUTH:
+                cond = self.conditions.get(cond.args[0], cond)
+            test = _v(t.args[0]) if cond is None else \
+                _v(cond.args[0]) if cond.op is Op.TRUTH else self.expr(cond)
+            self.out(f"{ind}if {test}:")
             self.edge(t.targets[0], ind + "    ")
             self.out(f"{ind}else:")
             self.edge(t.targets[1], ind + "    ")
@@ -167,7 +183,12 @@ class _Emitter:
             rhs = ", ".join(_v(a) for a in e.args)
             if lhs != rhs:
                 self.out(f"{ind}{lhs} = {rhs}")
-        if e.block in self.cases:
+        if e.block is self.loop:
+            if self.in_loop:
+                self.out(f"{ind}continue")
+            elif not e.args or lhs == rhs:
+                self.out(f"{ind}pass")       # falls through into the loop
+        elif e.block in self.cases:
             self.out(f"{ind}_b = {e.block.id}")
             self.out(f"{ind}continue")
         else:
@@ -197,7 +218,8 @@ def _emit(fn: Function, entry: FrameState | None, osr: "OsrHook | None" = None) 
             npreds[s] += 1
     elif entry is not None:
         npreds[start] += 1
-    em.cases = {b for b in fn.blocks if npreds[b] > 1}
+    em.cases = {b for b in fn.blocks if npreds[b] > 1} - _duplicated(fn, npreds)
+    em.conditions = _branch_conditions(fn, entry)
     params = fn.entry.params if entry is None else list(entry.live)
     em.out(f"def _tier0({', '.join(_v(p) for p in params)}):")
     for h in em.osr:
@@ -209,6 +231,13 @@ def _emit(fn: Function, entry: FrameState | None, osr: "OsrHook | None" = None) 
     # The start runs once, as the last case of the dispatch loop; the first `_b` test of
     # every later dispatch is then a real block.
     prefix = not (index == 0 and start in em.cases)
+    if len(em.cases) == 1 and prefix:
+        em.loop = next(iter(em.cases))
+        em.instrs(start, index, "    ")
+        em.out("    while True:")
+        em.in_loop = True
+        em.instrs(em.loop, 0, " " * 8)
+        return em
     em.out(f"    _b = {-1 if prefix else start.id}")
     em.out("    while True:")
     first = True
@@ -221,6 +250,65 @@ def _emit(fn: Function, entry: FrameState | None, osr: "OsrHook | None" = None) 
         em.out("        else:")
         em.instrs(start, index, " " * 12)
     return em
+
+
+def _branch_conditions(fn: Function, entry: FrameState | None) -> dict[Value, Instr]:
+    """TRUTHs and comparisons, last before their block's BRANCH, whose result only that
+    branch uses (and that are not live values of the frame state tier 0 starts from)."""
+    uses: dict[Value, int] = {}
+    for b in fn.blocks:
+        for ins in b.instrs:
+            for a in ins.args:
+                uses[a] = uses.get(a, 0) + 1
+            for e in ins.targets:
+                for a in e.args:
+                    uses[a] = uses.get(a, 0) + 1
+    live = set(entry.live) if entry is not None else set()
+    out = {}
+    for b in fn.blocks:
+        t = b.terminator
+        if t.op is Op.BRANCH and len(b.instrs) >= 2:
+            ins = b.instrs[-2]
+            if (ins.op is Op.TRUTH or ins.op in COMPARE_OPS) and t.args[0] is ins.result \
+                    and uses[ins.result] == 1 and ins.result not in live:
+                out[ins.result] = ins
+                # `if a < b:` for bool(a < b) too
+                prev = b.instrs[-3] if ins.op is Op.TRUTH and len(b.instrs) >= 3 else None
+                if prev is not None and prev.op in COMPARE_OPS and prev.result is \
+                        ins.args[0] and uses[prev.result] == 1 and prev.result not in live:
+                    out[prev.result] = prev
+    return out
+
+
+TAIL_INSTRS = 8       # instructions a merge point (and what only it leads to) may have to be copied
+
+
+def _duplicated(fn: Function, npreds: dict[Block, int]) -> set[Block]:
+    """Merge points to emit inline at each predecessor: not loop headers, and with what only
+    they lead to at most TAIL_INSTRS instructions that end in jumps to loop headers, returns
+    or raises (so no copy contains another)."""
+    from ...ir.loops import natural_loops
+    headers = set(natural_loops(fn))
+    out = set()
+    for b in fn.blocks:
+        if npreds[b] <= 1 or b in headers:
+            continue
+        size, stack, seen, ok = 0, [b], {b}, True
+        while stack and ok:
+            x = stack.pop()
+            size += len(x.instrs)
+            for s in x.successors:
+                if s in headers:
+                    continue
+                if npreds[s] > 1 or s in seen:
+                    ok = False
+                    break
+                seen.add(s)
+                stack.append(s)
+            ok = ok and size <= TAIL_INSTRS
+        if ok:
+            out.add(b)
+    return out
 
 
 def _builtin(name: str):
