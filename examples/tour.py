@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 import tierjit
+from tierjit.runtime import compiler
 
 N = 3_000_000
 
@@ -173,6 +174,7 @@ def adaptive():
         print(f"   compiled on thread {ev['thread']!r} in {ev['seconds'] * 1e3:.0f} ms "
               f"(front end {d['front_ms']:.0f} ms, LLVM {d['llvm_ms']:.0f} ms)")
     print(f"   result {r!r} == CPython's: {r == horner.py_func(c, 0.999)}")
+    compiler.wait_idle(60)          # the background work done: explain shows where it settled
     indented(tierjit.explain(horner))
 
 

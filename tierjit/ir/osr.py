@@ -108,16 +108,18 @@ def _repair_ssa(f: Function, copies: dict[Value, Value]) -> None:
         ssa.write(f.entry, names[v], c)
         if v in home:
             ssa.write(home[v], names[v], v)
-    uses = [(b, ins) for b in f.blocks[1:] for ins in b.instrs]
     by_name = {names[v]: v.name for v in copies}
-    for b, ins in uses:
-        def read(a: Value) -> Value:
-            if a not in copies or home.get(a) is b:
-                return a
-            return ssa.read(b, names[a], ins.line)
-        ins.args = [read(a) for a in ins.args]
-        for e in ins.targets:
-            e.args = [read(a) for a in e.args]
+
+    def read(a: Value, b: Block, line: int) -> Value:
+        if a not in copies or home.get(a) is b:
+            return a
+        return ssa.read(b, names[a], line)
+
+    for b in f.blocks[1:]:
+        for ins in b.instrs:
+            ins.args = [read(a, b, ins.line) for a in ins.args]
+            for e in ins.targets:
+                e.args = [read(a, b, ins.line) for a in e.args]
     for p, var in ssa.param_var.items():      # new parameters take their variable's name
         p.name = by_name[var]
 

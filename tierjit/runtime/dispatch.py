@@ -380,7 +380,7 @@ class Dispatcher:
                 self.specialise(new.arg_types)
             finally:
                 if new.runs_native:
-                    old.gave_up = f"replaced by a version without a failing speculation"
+                    old.gave_up = "replaced by a version without a failing speculation"
                     old.installed = False
                 else:                       # no better code: keep the old version
                     self.specs[old.arg_types] = old
