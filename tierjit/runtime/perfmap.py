@@ -58,10 +58,7 @@ def note_object(obj: bytes, addresses: dict[str, int]) -> int:
     addresses of its external symbols; a function without one (internal linkage) is placed by
     its offset from an external function of the same section (sections are loaded whole).
     Returns the number of regions noted."""
-    try:
-        from ..backends.stencils.elf import read_elf
-    except ImportError:          # no baseline tier in this build: the symbol-table reader
-        from .elf_symbols import read_elf
+    from ..backends.stencils.elf import read_elf
     elf = read_elf(obj)
     functions = [s for s in elf.functions() if s.size > 0]
     base: dict[int, int] = {}                # section index -> loaded address

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from tierjit import config
-from tierjit.runtime import elf_symbols, perfmap
+from tierjit.backends.stencils import elf
+from tierjit.runtime import perfmap
 
 IR = """
 define internal i64 @helper(i64 %x) noinline {
@@ -34,7 +35,7 @@ def emit_object() -> bytes:
 
 
 def test_symbol_reader_finds_internal_and_external_functions():
-    fns = {s.name: s for s in elf_symbols.read_elf(emit_object()).functions()}
+    fns = {s.name: s for s in elf.read_elf(emit_object()).functions()}
     assert {"helper", "visible"} <= set(fns)
     assert all(s.size > 0 for s in fns.values())
     assert fns["helper"].section == fns["visible"].section
@@ -43,7 +44,7 @@ def test_symbol_reader_finds_internal_and_external_functions():
 
 def test_reader_rejects_what_is_not_elf():
     with pytest.raises(ValueError):
-        elf_symbols.read_elf(b"not an object file at all" * 4)
+        elf.read_elf(b"not an object file at all" * 4)
 
 
 def test_note_region_writes_hex_lines_only_when_on(tmp_path, monkeypatch):
@@ -61,7 +62,7 @@ def test_note_region_writes_hex_lines_only_when_on(tmp_path, monkeypatch):
     lines = target.read_text().splitlines()
     assert lines[0] == "7f00dead0000 1a0 tierjit:f(int)"
     noted = {ln.split()[2]: (int(ln.split()[0], 16), int(ln.split()[1], 16)) for ln in lines[1:]}
-    fns = {s.name: s for s in elf_symbols.read_elf(emit_object()).functions()}
+    fns = {s.name: s for s in elf.read_elf(emit_object()).functions()}
     base = 0x500000 - fns["visible"].value
     assert noted["tierjit:visible"] == (0x500000, fns["visible"].size)
     assert noted["tierjit:helper"] == (base + fns["helper"].value, fns["helper"].size)
