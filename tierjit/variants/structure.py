@@ -84,8 +84,8 @@ def _tree_key(node: ast.AST, out: list, consts: list, slots: list,
     minus applied to one (-1.5 is one constant). The function's signature, decorators and
     match patterns are structure: their literals stay in the key.
 
-    Hot: compile_ast runs it for every variant, so the per-child test is written out twice
-    (list fields, single fields) instead of going through a helper call."""
+    Hot: compile_ast runs it for every variant, so list fields and single fields share one
+    inline loop over their children rather than a helper call per child."""
     append = out.append
     top = type(node) is ast.FunctionDef
     for f in node._fields:
@@ -93,50 +93,31 @@ def _tree_key(node: ast.AST, out: list, consts: list, slots: list,
         keep = abstract and not (top and f in _SKIP_FIELDS or f == "pattern")
         if type(v) is list:
             append(len(v))
-            for i, x in enumerate(v):
-                t = type(x)
-                if t in _NO_FIELDS:
-                    append(t)
-                elif t is ast.Constant:
-                    c = x.value
-                    if keep and type(c) is float:
-                        consts.append(c)
-                        slots.append((node, f, i, x))
-                        append(0.0)
-                    else:
-                        append((type(c), c))
-                elif keep and t is ast.UnaryOp and type(x.op) is ast.USub and \
-                        type(x.operand) is ast.Constant and type(x.operand.value) is float:
-                    consts.append(-x.operand.value)
+            children = enumerate(v)
+        else:
+            children = ((None, v),)         # a single child: its slot has no index
+        for i, x in children:
+            t = type(x)
+            if t in _NO_FIELDS:
+                append(t)
+            elif t is ast.Constant:
+                c = x.value
+                if keep and type(c) is float:
+                    consts.append(c)
                     slots.append((node, f, i, x))
                     append(0.0)
-                elif isinstance(x, ast.AST):
-                    append(t)
-                    _tree_key(x, out, consts, slots, keep)
                 else:
-                    append(x)
-            continue
-        t = type(v)
-        if t in _NO_FIELDS:
-            append(t)
-        elif t is ast.Constant:
-            c = v.value
-            if keep and type(c) is float:
-                consts.append(c)
-                slots.append((node, f, None, v))
+                    append((type(c), c))
+            elif keep and t is ast.UnaryOp and type(x.op) is ast.USub and \
+                    type(x.operand) is ast.Constant and type(x.operand.value) is float:
+                consts.append(-x.operand.value)
+                slots.append((node, f, i, x))
                 append(0.0)
+            elif isinstance(x, ast.AST):
+                append(t)
+                _tree_key(x, out, consts, slots, keep)
             else:
-                append((type(c), c))
-        elif keep and t is ast.UnaryOp and type(v.op) is ast.USub and \
-                type(v.operand) is ast.Constant and type(v.operand.value) is float:
-            consts.append(-v.operand.value)
-            slots.append((node, f, None, v))
-            append(0.0)
-        elif isinstance(v, ast.AST):
-            append(t)
-            _tree_key(v, out, consts, slots, keep)
-        else:
-            append(v)
+                append(x)
 
 
 def _abstract(slots: list, prefix: str) -> None:
