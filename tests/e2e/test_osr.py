@@ -210,7 +210,7 @@ def test_value_specialisation_can_be_turned_off():
 def test_loop_detection_matches_the_opcode_table():
     import opcode
 
-    from tierjit.runtime.dispatch import _backward_opcodes, _has_loops
+    from tierjit.runtime.watch import _backward_opcodes, _has_loops
     assert _backward_opcodes() == {opcode.opmap[n] for n in ("JUMP_BACKWARD",
                                                              "JUMP_BACKWARD_NO_INTERRUPT")}
     assert _has_loops(factorial_loop.__code__) and _has_loops(power_sum.__code__)
@@ -232,7 +232,8 @@ def lcg_count(n, seed):
 def test_failing_speculation_is_compiled_out(background):
     """The loop-range speculation (state < 2**32 on entry) fails for every call with a big
     seed: after a few deopts a version without it replaces the code, and deopts stop."""
-    from tierjit.runtime.dispatch import RESPECULATE_AFTER, dispatcher_of
+    from tierjit.runtime.dispatch import dispatcher_of
+    from tierjit.runtime.speculation import RESPECULATE_AFTER
     n = len(events.events())
     with tierjit.config.override(hot_calls=1, hot_seconds=None, background=background,
                                  specialise_values=False, watch_seconds=None):

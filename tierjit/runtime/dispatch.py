@@ -21,6 +21,10 @@ Deoptimisations arrive in `resume_function`: each is counted and recorded, and a
 that deoptimises `config.max_deopts` times loses its native code (the give-up event: the slot
 goes back to the slow path, which runs CPython for "auto" and tier 0 otherwise).
 
+Parts of a Dispatcher live beside it, mixed in: runtime.watch (which cold calls run counting
+tier 0, for OSR), runtime.speculation (value specialisation and speculation feedback) and
+runtime.introspect (inspect, explain, counters).
+
 The JIT never changes what the program computes: every failure of the compiler ends in plain
 CPython. Nothing here imports the compiler (or llvmlite, or NumPy) until a function is hot:
 decorating costs a few microseconds.
@@ -33,6 +37,9 @@ from _weakref import ref as _weakref
 from time import perf_counter as _clock
 
 from .config import config as _config
+from .introspect import Introspection, _fmt_types
+from .speculation import RESPECULATE_AFTER, Speculating, _matches
+from .watch import Watching
 
 # Decorating must stay cheap (microseconds; typing alone costs ~8 ms to import), so this
 # module imports only what every interpreter has loaded already; annotations are strings.
@@ -95,7 +102,7 @@ class Specialisation:
         return f"<Specialisation {_fmt_types(self.arg_types, self.values)} {self.tier}>"
 
 
-class Dispatcher:
+class Dispatcher(Watching, Speculating, Introspection):
     """The compiler's view of one jitted Python function."""
 
     def __init__(self, py_func: "Callable", tier: str = "auto"):
@@ -136,7 +143,7 @@ class Dispatcher:
         # lowers it, then an OsrEntries, or False.
         self.counting: Any = None if tier == "auto" else False
         # Value profile of the cold calls: per argument its value while it has been the same
-        # in every sampled call, else _VARIES; False once nothing is constant any more.
+        # in every sampled call, else speculation._VARIES; False once nothing is constant.
         self.profile: Any = None if tier == "auto" else False
         self.observed = 0
         self._warming: set = set()               # Python signatures queued for baseline
@@ -218,37 +225,6 @@ class Dispatcher:
             if spec.native is not None:
                 self._install(spec)
             return spec
-
-    def _build_values(self, vs: "Specialisation") -> None:
-        """Build (synchronously) the value-specialised version vs (see passes.values)."""
-        from ..backends.pyemit import compile_tier0
-        from ..errors import Unsupported
-        from ..passes.pipeline import optimise
-        from ..passes.values import bake_values
-        from ..types.infer import infer
-        start = _clock()
-        front = llvm = 0.0
-        try:
-            vs.typed = infer(self.untyped_ir(), vs.arg_types,
-                             key=(self, "values", vs.arg_types, tuple(vs.values.items())))
-            vs.typed.fn = optimise(bake_values(vs.typed.fn, vs.values))
-            vs.tier0 = compile_tier0(vs.typed.fn, name=self.__name__)
-            vs.tier = "interp"
-            front = _clock() - start
-            self._compile_native(vs)
-            llvm = _clock() - start - front
-        except Unsupported as e:
-            vs.reason = e
-        except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
-            vs.error = e
-            vs.reason = Unsupported("an internal compiler error", 0, f"{type(e).__name__}: {e}")
-            if STRICT:
-                raise
-        finally:
-            vs.built = True
-            self._compiled(vs, _clock() - start, front, llvm)
-        if vs.native is not None:
-            self._install(vs)
 
     def _compile_native(self, spec: "Specialisation") -> None:
         if self.tier == "baseline":          # copy-and-patch (runtime/baseline.py)
@@ -347,44 +323,6 @@ class Dispatcher:
                                f"{_config.max_deopts}); most at "
                                f"{_describe_frame_state(spec, _most_deopts(spec))}")
 
-    def _respeculate(self, spec: "Specialisation", index: int) -> None:
-        """A speculation keeps failing: build a version without it (the recompile event);
-        it replaces spec when ready. Failing guards that are not speculations (an overflow
-        past 64 bits, an index out of bounds) are left to give-up."""
-        from ..passes.ranges import speculations_at
-        from .events import record
-        fs = spec.native.frame_states[index]
-        what = speculations_at(spec.typed.fn, fs.block, fs.index) - spec.avoid
-        if not what:
-            return
-        spec.replaced = True
-        new = Specialisation(spec.arg_types)
-        new.avoid, new.requested = spec.avoid | what, True
-        kinds = ", ".join(sorted({w[0] for w in what}))
-        record("recompile", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
-               reason=f"{kinds} speculation at {_describe_frame_state(spec, index)} failed "
-                      f"{spec.deopts[index]} times")
-        from . import compiler
-        job = _Build(self, new)
-        job.replaces = spec
-        if _config.background and not compiler.get_compiler().is_compiler_thread():
-            self._submit(job)
-        else:
-            self._replace(spec, new)
-
-    def _replace(self, old: "Specialisation", new: "Specialisation") -> None:
-        """Build `new` (the same types, fewer speculations) and put it in old's place."""
-        with self._lock:
-            self.specs[old.arg_types] = new
-            try:
-                self.specialise(new.arg_types)
-            finally:
-                if new.runs_native:
-                    old.gave_up = "replaced by a version without a failing speculation"
-                    old.installed = False
-                else:                       # no better code: keep the old version
-                    self.specs[old.arg_types] = old
-
     def give_up(self, spec: "Specialisation", why: str) -> None:
         """Stop using spec's native code: its calls go to the slow path from now on."""
         from . import shim
@@ -439,83 +377,6 @@ class Dispatcher:
         if spec.tier0 is not None:
             return spec.tier0(*bound)
         return self.py_func(*bound)
-
-    def cold_target(self, args: tuple, kwargs: dict) -> "Callable":
-        """What a cold call runs: counting tier 0 (runtime.osr) when the function has loops
-        and the call binds plainly, else the original function."""
-        c = self.counting
-        if c is None:                     # the first cold call: is there a loop to watch?
-            c = self.counting = "watching" if _has_loops(self.py_func.__code__) else False
-        if c == "watching":
-            watch = _config.watch_seconds
-            if watch is None or self.longest_cold < watch:
-                return self.py_func
-            c = self._start_counting()
-        if (c is False or c == "building" or kwargs or len(args) != self._nparams
-                or not _unchanged(self.py_func, c.free)):
-            return self.py_func
-        return c.tier0
-
-    def _start_counting(self) -> "Any":
-        """A cold call of a function with loops has taken config.watch_seconds: lower it to
-        counting tier 0, on the compiler thread under config.background (cold calls run the
-        original function until it is there) unless watch_seconds is 0, which asks for it
-        at the first call. Returns what self.counting now is."""
-        self.counting = False
-        if _config.osr_backedges is None or not self._simple_sig:
-            return False
-        from . import compiler
-        if _config.background and _config.watch_seconds \
-                and not compiler.get_compiler().is_compiler_thread():
-            self.counting = "building"
-            job = _Counting(self)
-            if not compiler.get_compiler().submit(job):
-                self.counting = False
-            return self.counting
-        return self._build_counting()
-
-    def _build_counting(self) -> "Any":
-        from .events import note_pause, record
-        start = _clock()
-        try:
-            from ..errors import Unsupported
-            from .osr import OsrEntries
-            try:
-                self.counting = OsrEntries(self)
-            except Unsupported:
-                return False              # explain() reports why from the lowering error
-        except Exception:            # noqa: BLE001 - a compiler bug must not reach the program
-            if STRICT:
-                raise
-            return False
-        seconds = _clock() - start
-        record("compile", self.__qualname__, "", "interp", seconds, counting=True,
-               osr_points=len(self.counting.points))
-        note_pause(seconds)
-        return self.counting
-
-    def observe(self, args: tuple) -> None:
-        """Add a cold call's arguments to the value profile (sampled by the shim)."""
-        prof = self.profile
-        if len(args) != self._nparams:
-            return
-        if prof is None:
-            self.profile = [a if bakeable(a) else _VARIES for a in args]
-        else:
-            for i, a in enumerate(args):
-                if prof[i] is not _VARIES and not _same(a, prof[i]):
-                    prof[i] = _VARIES
-            if all(p is _VARIES for p in prof):
-                self.profile = False
-        self.observed += 1
-
-    def _stable_values(self, args: tuple) -> "dict[int, Any] | None":
-        """Arguments that were the same in every sampled cold call and are again now."""
-        prof = self.profile
-        if not prof or self.observed < STABLE_AFTER or not _config.specialise_values:
-            return None
-        values = {i: p for i, p in enumerate(prof) if p is not _VARIES and _same(args[i], p)}
-        return values or None
 
     def became_hot(self, args: tuple | None, kwargs: dict | None) -> None:
         """The cold phase is over; given the call's arguments, queue their signature now."""
@@ -600,34 +461,6 @@ class Dispatcher:
         self._warming.add(shape)
         compiler.get_compiler().submit(_Warm(self, args))
 
-    def _choose(self, spec: "Specialisation", args: tuple) -> "Specialisation | None":
-        """What to build for a call of spec's types with `args`: a value-specialised version
-        when the profile says some arguments are constant (and this call agrees), else the
-        generic one; None when the value version already covers this call. Marks it
-        requested. A call the value version does not cover is a failed speculation: from
-        then on the generic version is built and used (the recompile event)."""
-        vs = spec.value_spec
-        if vs is None and self.tier == "auto":
-            values = self._stable_values(args)
-            if values is not None:
-                vs = spec.value_spec = Specialisation(spec.arg_types)
-                vs.values, vs.requested = values, True
-                return vs
-        elif vs is not None:
-            if vs.reason is None and vs.gave_up is None and _matches(args, vs.values):
-                return None
-            from .events import record
-            miss = [i for i, v in vs.values.items() if not _same(args[i], v)]
-            if miss:
-                name = self.py_func.__code__.co_varnames[miss[0]]
-                why = f"argument {name} is {args[miss[0]]!r}, compiled for {vs.values[miss[0]]!r}"
-            else:
-                why = f"the value version is not used: {vs.gave_up or vs.reason}"
-            record("recompile", self.__qualname__, _fmt_types(spec.arg_types), "opt",
-                   reason=why)
-        spec.requested = True
-        return spec
-
     def _submit(self, job: "_Build") -> None:
         """Queue a build for the compiler thread; calls bypass typing until it is done."""
         from . import compiler
@@ -672,143 +505,6 @@ class Dispatcher:
             self._pending.discard(job)
             self.bypass = bool(self._pending) or self._ir_error is not None
 
-    # -- introspection ----------------------------------------------------------------------
-    def latest(self) -> "Specialisation | None":
-        return next(reversed(self.specs.values()), None)
-
-    def inspect(self, stage: str = "ir") -> str:
-        """Text of one compiler stage for the latest specialisation:
-        "ir", "typed", "opt", "py", "llvm" or "asm"."""
-        from ..errors import Unsupported
-        from ..ir.printer import format_function
-        stages = ("ir", "typed", "opt", "py", "llvm", "asm")
-        if stage not in stages:
-            raise ValueError(f"inspect: stage must be one of {', '.join(stages)}; got {stage!r}")
-        if stage == "ir":
-            try:
-                return format_function(self.untyped_ir())
-            except Unsupported as e:
-                raise ValueError(f"inspect('ir'): {self.__name__} has no IR: "
-                                 f"{e.describe()}") from None
-        spec = self.latest()
-        if spec is None:
-            raise ValueError(f"inspect({stage!r}): {self.__name__} has not been called yet, "
-                             "so it has no specialisation")
-        if spec.typed is None:
-            why = spec.reason if spec.reason is not None else \
-                "it has not been compiled yet (still cold, or queued)"
-            raise ValueError(f"inspect({stage!r}): no typed IR for {self.__name__}"
-                             f"{_fmt_types(spec.arg_types)}: {why}")
-        if stage == "typed":
-            from ..types.infer import infer
-            return format_function(infer(self.untyped_ir(), spec.arg_types).fn)
-        if stage == "opt":
-            return format_function(spec.typed.fn)
-        if stage == "py":
-            return spec.tier0.__tierjit_source__
-        if spec.native is None:
-            raise ValueError(f"inspect({stage!r}): {self.__name__}{_fmt_types(spec.arg_types)}"
-                             f" has no native code" + (f": {spec.reason}" if spec.reason else ""))
-        return spec.native.llvm_text if stage == "llvm" else spec.native.asm
-
-    def explain(self) -> str:
-        from ..errors import Unsupported
-        lines = [f"{self.__qualname__} (tier={self.tier}):"]
-        try:
-            self.untyped_ir()
-        except Unsupported as e:
-            lines.append(f"  runs as plain CPython: {e.describe()}")
-            return "\n".join(lines)
-        if self.tier == "auto":
-            lines.append("  " + self._explain_heat())
-            watch = self._explain_watch()
-            if watch:
-                lines.append("  " + watch)
-        elif not self.specs:
-            lines.append("  compiles on its first call (no specialisation yet)")
-        for spec in list(self.specs.values()):
-            if not spec.requested and spec.value_spec is None:
-                continue                # typed for a caller only
-            if spec.value_spec is not None:
-                lines.append(self._explain_spec(spec.value_spec, " (value-specialised: used "
-                                                "while the calls pass these values)"))
-            if spec.requested:
-                lines.append(self._explain_spec(spec))
-        for (header, _), spec in list(getattr(self.counting, "entries", {}).items()):
-            lines.append(self._explain_spec(spec, f" (OSR entry at the loop on line "
-                                                  f"{self.counting.points[header].line})"))
-        if not self.cold and len(self.specs) >= _config.max_specialisations:
-            lines.append(f"  further argument types run as CPython: max_specialisations="
-                         f"{_config.max_specialisations} reached")
-        return "\n".join(lines)
-
-    def _explain_spec(self, spec: "Specialisation", what: str = "") -> str:
-        head = f"  {self.__name__}{_fmt_types(spec.arg_types, spec.values)}: {spec.tier}{what}"
-        if spec.gave_up is not None:
-            head += f" — native code dropped after {spec.gave_up}"
-        elif spec.reason is not None:
-            head += f" — not in a higher tier because {spec.reason.describe()}"
-        elif not spec.built:
-            head += " — compiling in the background"
-        elif spec.deopt_count:
-            head += f" ({spec.deopt_count} deopts)"
-        if spec.avoid:
-            head += (" — compiled without " + ", ".join(sorted({a[0] for a in spec.avoid}))
-                     + " speculation, which failed in an earlier version")
-        return head
-
-    def _explain_watch(self) -> str:
-        c = self.counting
-        if c == "watching" and self.cold:
-            return (f"has loops: watched (cold calls in counting tier 0, OSR) once its cold "
-                    f"calls have taken {_config.watch_seconds * 1e3:g} ms"
-                    if _config.watch_seconds is not None and _config.osr_backedges is not None
-                    else "has loops: not watched (config.watch_seconds or osr_backedges None)")
-        if hasattr(c, "points"):
-            where = ", ".join(str(p.line) for p in c.points.values())
-            return (f"watched: cold calls run counting tier 0; its loops (line {where}) move "
-                    f"into native code by OSR ({c.transfers} so far)")
-        return ""
-
-    def _explain_heat(self) -> str:
-        rule = _hot_rule()
-        if not self.cold:
-            return (f"hot after {self.hot_after} calls and {self.cold_seconds * 1e3:.2f} ms "
-                    f"as CPython ({rule})")
-        if not self.calls:
-            return f"not called yet: its first calls run as CPython until it is hot ({rule})"
-        return (f"cold: {self.calls} calls, {self.cold_seconds * 1e3:.2f} ms as CPython; "
-                f"compiles when hot ({rule})")
-
-    def versions(self) -> "list[Specialisation]":
-        """Every version of the function asked for: the type specialisations, their
-        value-specialised versions and the OSR entries of its loops."""
-        out = []
-        for s in list(self.specs.values()):
-            if s.value_spec is not None:
-                out.append(s.value_spec)
-            if s.requested:
-                out.append(s)
-        out += list(getattr(self.counting, "entries", {}).values())
-        return out
-
-    def counters(self) -> "dict[str, Any]":
-        """Per-function counters, as `tierjit.stats()` reports them."""
-        specs = self.versions()
-        return {
-            "tier": self.tier,
-            "calls": self.calls,
-            "cold_seconds": self.cold_seconds,
-            "hot": not self.cold,
-            "compiles": self.compiles,
-            "compile_seconds": self.compile_seconds,
-            "deopts": sum(s.deopt_count for s in specs),
-            "specialisations": {_fmt_types(s.arg_types, s.values): {
-                "tier": s.tier, "deopts": s.deopt_count, "installed": s.installed,
-                "gave_up": s.gave_up,
-                "reason": None if s.reason is None else s.reason.describe()} for s in specs},
-        }
-
     def __repr__(self) -> str:
         return f"<tierjit dispatcher {self.__qualname__}>"
 
@@ -845,100 +541,12 @@ class _Warm:
         baseline.warm(self.dispatcher, args)
 
 
-class _Counting:
-    """A compiler-thread job: build a watched function's counting tier 0."""
-
-    __slots__ = ("dispatcher", "__qualname__")
-
-    def __init__(self, dispatcher: "Dispatcher") -> None:
-        self.dispatcher = dispatcher
-        self.__qualname__ = dispatcher.__qualname__
-
-    def __call__(self) -> None:
-        d = self.dispatcher
-        try:
-            d._build_counting()
-        finally:
-            if d.counting == "building":
-                d.counting = False
-
-
 def _types_of(args: tuple):
     global _type_of_value
     if _type_of_value is None:
         from ..types.lattice import type_of_value
         _type_of_value = type_of_value
     return map(_type_of_value, args)
-
-
-_VARIES = type("Varies", (), {"__repr__": lambda self: "<varies>"})()
-RESPECULATE_AFTER = 4     # deopts at one speculative guard before a version without it
-STABLE_AFTER = 2          # sampled cold calls that must agree before a value is baked in
-
-
-def bakeable(value: "Any") -> bool:
-    """Can value specialisation (passes.values) compile this argument in? Exact ints within
-    64 bits, bools and floats other than NaN (which never equals itself)."""
-    t = type(value)
-    if t is int:
-        return -2**63 <= value < 2**63
-    return t is bool or t is float and value == value
-
-
-def _same(a: "Any", b: "Any") -> bool:
-    """The same value for the entry guard: same exact type, equal, and floats bit for bit."""
-    if type(a) is not type(b) or a != b:
-        return False
-    return type(a) is not float or (a != 0.0 or str(a) == str(b))
-
-
-def _matches(args: tuple, values: "dict[int, Any]") -> bool:
-    return all(_same(args[i], v) for i, v in values.items())
-
-
-def _has_loops(code) -> bool:
-    """Does the code object jump backwards (a loop)? Nested code objects are not looked at:
-    the frontend does not lower functions that define them."""
-    backward = _backward_opcodes()
-    raw = code.co_code
-    return any(raw[i] in backward for i in range(0, len(raw), 2))
-
-
-def _backward_opcodes() -> frozenset:
-    global _BACKWARD
-    if _BACKWARD is None:
-        if sys.version_info[:2] in ((3, 11), (3, 12)):
-            _BACKWARD = frozenset((134, 140))  # JUMP_BACKWARD(_NO_INTERRUPT): no import (~1 ms)
-        else:
-            import opcode
-            _BACKWARD = frozenset(opcode.opmap[n] for n in
-                                  ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
-                                  if n in opcode.opmap)
-    return _BACKWARD
-
-
-_BACKWARD: "frozenset | None" = None
-
-
-def _unchanged(fn, free: dict) -> bool:
-    from ..frontend.resolve import unchanged
-    return unchanged(fn, free)
-
-
-def _hot_rule() -> str:
-    parts = []
-    if _config.hot_calls is not None:
-        parts.append(f"{_config.hot_calls} calls")
-    if _config.hot_seconds is not None:
-        parts.append(f"{_config.hot_seconds * 1e3:g} ms")
-    return "hot at " + " or ".join(parts) if parts else "never hot: config says never"
-
-
-def _fmt_types(types, values: "dict[int, Any] | None" = None) -> str:
-    values = values or {}
-    return "(" + ", ".join(("?" if t is None else str(t)) + (f"={values[i]!r}" if i in values
-                                                             else "")
-                           for i, t in enumerate(types)) + ")"
 
 
 def _most_deopts(spec: "Specialisation") -> int:

@@ -1,0 +1,170 @@
+"""What a Dispatcher tells about itself: `inspect`, `explain`, versions and counters.
+
+Mixed into runtime.dispatch.Dispatcher. `explain` names, line by line, why a function runs
+where it runs: the heat rule, watched loops, each specialisation's tier (value-specialised
+versions and OSR entries included) and why it is not higher.
+"""
+
+from .config import config as _config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from typing import Any
+
+    from .dispatch import Specialisation
+
+
+class Introspection:
+    """inspect / explain / versions / counters of a Dispatcher."""
+
+    def latest(self) -> "Specialisation | None":
+        return next(reversed(self.specs.values()), None)
+
+    def inspect(self, stage: str = "ir") -> str:
+        """Text of one compiler stage for the latest specialisation:
+        "ir", "typed", "opt", "py", "llvm" or "asm"."""
+        from ..errors import Unsupported
+        from ..ir.printer import format_function
+        stages = ("ir", "typed", "opt", "py", "llvm", "asm")
+        if stage not in stages:
+            raise ValueError(f"inspect: stage must be one of {', '.join(stages)}; got {stage!r}")
+        if stage == "ir":
+            try:
+                return format_function(self.untyped_ir())
+            except Unsupported as e:
+                raise ValueError(f"inspect('ir'): {self.__name__} has no IR: "
+                                 f"{e.describe()}") from None
+        spec = self.latest()
+        if spec is None:
+            raise ValueError(f"inspect({stage!r}): {self.__name__} has not been called yet, "
+                             "so it has no specialisation")
+        if spec.typed is None:
+            why = spec.reason if spec.reason is not None else \
+                "it has not been compiled yet (still cold, or queued)"
+            raise ValueError(f"inspect({stage!r}): no typed IR for {self.__name__}"
+                             f"{_fmt_types(spec.arg_types)}: {why}")
+        if stage == "typed":
+            from ..types.infer import infer
+            return format_function(infer(self.untyped_ir(), spec.arg_types).fn)
+        if stage == "opt":
+            return format_function(spec.typed.fn)
+        if stage == "py":
+            return spec.tier0.__tierjit_source__
+        if spec.native is None:
+            raise ValueError(f"inspect({stage!r}): {self.__name__}{_fmt_types(spec.arg_types)}"
+                             f" has no native code" + (f": {spec.reason}" if spec.reason else ""))
+        return spec.native.llvm_text if stage == "llvm" else spec.native.asm
+
+    def explain(self) -> str:
+        from ..errors import Unsupported
+        lines = [f"{self.__qualname__} (tier={self.tier}):"]
+        try:
+            self.untyped_ir()
+        except Unsupported as e:
+            lines.append(f"  runs as plain CPython: {e.describe()}")
+            return "\n".join(lines)
+        if self.tier == "auto":
+            lines.append("  " + self._explain_heat())
+            watch = self._explain_watch()
+            if watch:
+                lines.append("  " + watch)
+        elif not self.specs:
+            lines.append("  compiles on its first call (no specialisation yet)")
+        for spec in list(self.specs.values()):
+            if not spec.requested and spec.value_spec is None:
+                continue                # typed for a caller only
+            if spec.value_spec is not None:
+                lines.append(self._explain_spec(spec.value_spec, " (value-specialised: used "
+                                                "while the calls pass these values)"))
+            if spec.requested:
+                lines.append(self._explain_spec(spec))
+        for (header, _), spec in list(getattr(self.counting, "entries", {}).items()):
+            lines.append(self._explain_spec(spec, f" (OSR entry at the loop on line "
+                                                  f"{self.counting.points[header].line})"))
+        if not self.cold and len(self.specs) >= _config.max_specialisations:
+            lines.append(f"  further argument types run as CPython: max_specialisations="
+                         f"{_config.max_specialisations} reached")
+        return "\n".join(lines)
+
+    def _explain_spec(self, spec: "Specialisation", what: str = "") -> str:
+        head = f"  {self.__name__}{_fmt_types(spec.arg_types, spec.values)}: {spec.tier}{what}"
+        if spec.gave_up is not None:
+            head += f" — native code dropped after {spec.gave_up}"
+        elif spec.reason is not None:
+            head += f" — not in a higher tier because {spec.reason.describe()}"
+        elif not spec.built:
+            head += " — compiling in the background"
+        elif spec.deopt_count:
+            head += f" ({spec.deopt_count} deopts)"
+        if spec.avoid:
+            head += (" — compiled without " + ", ".join(sorted({a[0] for a in spec.avoid}))
+                     + " speculation, which failed in an earlier version")
+        return head
+
+    def _explain_watch(self) -> str:
+        c = self.counting
+        if c == "watching" and self.cold:
+            return (f"has loops: watched (cold calls in counting tier 0, OSR) once its cold "
+                    f"calls have taken {_config.watch_seconds * 1e3:g} ms"
+                    if _config.watch_seconds is not None and _config.osr_backedges is not None
+                    else "has loops: not watched (config.watch_seconds or osr_backedges None)")
+        if hasattr(c, "points"):
+            where = ", ".join(str(p.line) for p in c.points.values())
+            return (f"watched: cold calls run counting tier 0; its loops (line {where}) move "
+                    f"into native code by OSR ({c.transfers} so far)")
+        return ""
+
+    def _explain_heat(self) -> str:
+        rule = _hot_rule()
+        if not self.cold:
+            return (f"hot after {self.hot_after} calls and {self.cold_seconds * 1e3:.2f} ms "
+                    f"as CPython ({rule})")
+        if not self.calls:
+            return f"not called yet: its first calls run as CPython until it is hot ({rule})"
+        return (f"cold: {self.calls} calls, {self.cold_seconds * 1e3:.2f} ms as CPython; "
+                f"compiles when hot ({rule})")
+
+    def versions(self) -> "list[Specialisation]":
+        """Every version of the function asked for: the type specialisations, their
+        value-specialised versions and the OSR entries of its loops."""
+        out = []
+        for s in list(self.specs.values()):
+            if s.value_spec is not None:
+                out.append(s.value_spec)
+            if s.requested:
+                out.append(s)
+        out += list(getattr(self.counting, "entries", {}).values())
+        return out
+
+    def counters(self) -> "dict[str, Any]":
+        """Per-function counters, as `tierjit.stats()` reports them."""
+        specs = self.versions()
+        return {
+            "tier": self.tier,
+            "calls": self.calls,
+            "cold_seconds": self.cold_seconds,
+            "hot": not self.cold,
+            "compiles": self.compiles,
+            "compile_seconds": self.compile_seconds,
+            "deopts": sum(s.deopt_count for s in specs),
+            "specialisations": {_fmt_types(s.arg_types, s.values): {
+                "tier": s.tier, "deopts": s.deopt_count, "installed": s.installed,
+                "gave_up": s.gave_up,
+                "reason": None if s.reason is None else s.reason.describe()} for s in specs},
+        }
+
+
+def _hot_rule() -> str:
+    parts = []
+    if _config.hot_calls is not None:
+        parts.append(f"{_config.hot_calls} calls")
+    if _config.hot_seconds is not None:
+        parts.append(f"{_config.hot_seconds * 1e3:g} ms")
+    return "hot at " + " or ".join(parts) if parts else "never hot: config says never"
+
+
+def _fmt_types(types, values: "dict[int, Any] | None" = None) -> str:
+    values = values or {}
+    return "(" + ", ".join(("?" if t is None else str(t)) + (f"={values[i]!r}" if i in values
+                                                             else "")
+                           for i, t in enumerate(types)) + ")"
