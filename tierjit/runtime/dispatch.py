@@ -245,14 +245,47 @@ class Dispatcher(Watching, Speculating, Introspection):
             return
         spec.tier = "opt"
 
+    def build_version(self, spec: "Specialisation", source: "Callable", key: tuple,
+                      prepare: "Callable | None" = None, **detail: "Any") -> None:
+        """Build a version that is not a plain type specialisation (a value-specialised one,
+        an OSR entry): the untyped IR `source()` typed for spec's argument types (under the
+        recursion key `key`), `prepare`d, optimised, then its tier 0 and native code. A
+        failure ends in spec.reason (raised under STRICT); one compile event, with `detail`."""
+        from ..backends.pyemit import compile_tier0
+        from ..errors import Unsupported
+        from ..passes.pipeline import optimise
+        from ..types.infer import infer
+        start = _clock()
+        front = llvm = 0.0
+        try:
+            spec.typed = infer(source(), spec.arg_types, key=key)
+            if prepare is not None:
+                spec.typed.fn = prepare(spec.typed.fn)
+            spec.typed.fn = optimise(spec.typed.fn, spec.avoid)
+            spec.tier0 = compile_tier0(spec.typed.fn, name=self.__name__)
+            spec.tier = "interp"
+            front = _clock() - start
+            self._compile_native(spec)
+            llvm = _clock() - start - front
+        except Unsupported as e:
+            spec.reason = e
+        except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
+            spec.error = e
+            spec.reason = Unsupported("an internal compiler error", 0, f"{type(e).__name__}: {e}")
+            if STRICT:
+                raise
+        finally:
+            spec.built = True
+            self._compiled(spec, _clock() - start, front, llvm, **detail)
+
     def _compiled(self, spec: "Specialisation", seconds: float, front: float,
-                  llvm: float) -> None:
+                  llvm: float, **extra: "Any") -> None:
         """Count and record one build (the compile event)."""
         from .events import note_pause, record
         self.compiles += 1
         self.compile_seconds += seconds
         detail: dict[str, Any] = {"front_ms": round(front * 1e3, 3),
-                                  "llvm_ms": round(llvm * 1e3, 3)}
+                                  "llvm_ms": round(llvm * 1e3, 3), **extra}
         if spec.queued_at:
             detail["queued_ms"] = round((_clock() - spec.queued_at - seconds) * 1e3, 3)
         if spec.reason is not None:

@@ -101,39 +101,10 @@ class OsrEntries:
 
     def build(self, header: int, spec: "Specialisation") -> None:
         """Type, optimise and compile the OSR entry at `header` for spec's live types."""
-        from ..errors import Unsupported
-        from ..passes.pipeline import optimise
-        from ..types.infer import infer
-        from .dispatch import STRICT, _fmt_types
         d = self.dispatcher
         point = self.points[header]
-        start = _clock()
-        try:
-            fn = osr_function(d.untyped_ir(), point)
-            spec.typed = infer(fn, spec.arg_types, key=(d, "osr", header, spec.arg_types))
-            spec.typed.fn = optimise(spec.typed.fn)
-            spec.tier0 = compile_tier0(spec.typed.fn, name=d.__name__)
-            spec.tier = "interp"
-            from ..backends.llvm import compile_native
-            spec.native = compile_native(d, spec)
-            spec.tier = "opt"
-        except Unsupported as e:
-            spec.reason = e
-        except Exception as e:       # noqa: BLE001 - a compiler bug must not reach the program
-            spec.error = e
-            spec.reason = Unsupported("an internal compiler error", point.line,
-                                      f"{type(e).__name__}: {e}")
-            if STRICT:
-                raise
-        finally:
-            spec.built = True
-            seconds = _clock() - start
-            detail: dict[str, Any] = {"osr_line": point.line}
-            if spec.reason is not None:
-                detail["reason"] = spec.reason.describe()
-            record("compile", d.__qualname__, _fmt_types(spec.arg_types), spec.tier, seconds,
-                   **detail)
-            note_pause(seconds)
+        d.build_version(spec, lambda: osr_function(d.untyped_ir(), point),
+                        (d, "osr", header, spec.arg_types), osr_line=point.line)
 
 
 class _OsrBuild:

@@ -13,8 +13,6 @@ puts in the old one's place.
 Mixed into runtime.dispatch.Dispatcher.
 """
 
-from time import perf_counter as _clock
-
 from .config import config as _config
 from .introspect import _fmt_types
 
@@ -54,33 +52,10 @@ class Speculating:
 
     def _build_values(self, vs: "Specialisation") -> None:
         """Build (synchronously) the value-specialised version vs (see passes.values)."""
-        from ..backends.pyemit import compile_tier0
-        from ..errors import Unsupported
-        from ..passes.pipeline import optimise
-        from .dispatch import STRICT
         from ..passes.values import bake_values
-        from ..types.infer import infer
-        start = _clock()
-        front = llvm = 0.0
-        try:
-            vs.typed = infer(self.untyped_ir(), vs.arg_types,
-                             key=(self, "values", vs.arg_types, tuple(vs.values.items())))
-            vs.typed.fn = optimise(bake_values(vs.typed.fn, vs.values))
-            vs.tier0 = compile_tier0(vs.typed.fn, name=self.__name__)
-            vs.tier = "interp"
-            front = _clock() - start
-            self._compile_native(vs)
-            llvm = _clock() - start - front
-        except Unsupported as e:
-            vs.reason = e
-        except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
-            vs.error = e
-            vs.reason = Unsupported("an internal compiler error", 0, f"{type(e).__name__}: {e}")
-            if STRICT:
-                raise
-        finally:
-            vs.built = True
-            self._compiled(vs, _clock() - start, front, llvm)
+        self.build_version(vs, self.untyped_ir, (self, "values", vs.arg_types,
+                                                 tuple(vs.values.items())),
+                           lambda fn: bake_values(fn, vs.values))
         if vs.native is not None:
             self._install(vs)
 
