@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from ...errors import Unsupported
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from . import codemem, frame as fr, library, templates as T
-from .emit import Data, Label, emit, shared
+from .emit import Data, Label, emit, note_perf, perf_enabled, shared
 from .select import OWN, Selection
 
 _TRUE = id(True)
@@ -57,7 +57,7 @@ class BaselineCode:
     @property
     def llvm_text(self) -> str:
         return "; baseline code: copied stencils, no LLVM IR\n" + "\n".join(
-            f"; {n} {({k: v for k, v in h.items() if not k.startswith('_')})}"
+            f"; {n} {h}"
             for n, h in self.pieces)
 
     @property
@@ -79,8 +79,8 @@ class _Hooks:
         self.code = None
         self.on_give_up = None
         self.pyops = []
-        for ins, _n in sel.pyops:
-            from ..llvm.calls import python_function
+        from ..llvm.calls import python_function
+        for ins, _n, _h in sel.pyops:
             self.pyops.append((python_function(ins), [(sel.offset[a], a.type) for a in ins.args],
                                None if ins.result is None else
                                (sel.offset[ins.result], ins.result.type)))
@@ -183,7 +183,22 @@ def _result_record(t: Type | None, slot: int) -> list[int]:
     raise Unsupported(f"a result of type {t} at the baseline entry")
 
 
-def _descriptors(sel: Selection, params, ret: Type | None) -> bytes:
+_descriptor_cache: dict[tuple, tuple[bytes, bytes]] = {}
+_descriptor_types: list = []      # the types the cache's keys name by id, kept alive
+
+
+def _descriptors(sel: Selection, params, ret: Type | None) -> tuple[bytes, bytes]:
+    """The entry's argument and result descriptors: a function of the types alone, so
+    remembered per signature."""
+    key = (*[id(p.type) for p in params], id(ret))
+    d = _descriptor_cache.get(key)
+    if d is None:
+        d = _descriptor_cache[key] = _make_descriptors(sel, params, ret)
+        _descriptor_types.extend([p.type for p in params] + [ret])
+    return d
+
+
+def _make_descriptors(sel: Selection, params, ret: Type | None) -> tuple[bytes, bytes]:
     args = [len(params), max(sel.nargs, 1)]
     for p in params:
         args += _arg_record(p.type)
@@ -232,12 +247,10 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     deopt_fn = hooks.deopt
     keep.append(deopt_fn)
     sel.finish()
-    for name, h in sel.pieces:
-        k = h.pop("_pyop", None)
-        if k is not None:
-            f = _bind(hooks.pyop, k)
-            keep.append(f)
-            h["K"], h["K2"] = id(f), _TRUE
+    for k, (_ins, _n, h) in enumerate(sel.pyops):
+        f = _bind(hooks.pyop, k)
+        keep.append(f)
+        h["K"], h["K2"] = id(f), _TRUE
     # callees: their baseline cells (compiled first when they are not yet)
     # the cell callers use: only the specialisation's own code goes there (not a value
     # specialisation's, which is only right for some argument values)
@@ -325,5 +338,5 @@ def _compile_callee(callee, key) -> None:
 
 
 def _note_perf(out, dispatcher) -> None:
-    from .emit import note_perf
-    note_perf(out.starts[0], out.code_size, f"tierjit:baseline:{dispatcher.__qualname__}")
+    if perf_enabled():
+        note_perf(out.starts[0], out.code_size, f"tierjit:baseline:{dispatcher.__qualname__}")

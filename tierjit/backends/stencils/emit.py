@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from . import codemem, elf
 from .library import Library
+from .templates import SMALL_HOLES
 
 _pack_q, _pack_i, _pack_I = struct.Struct("<q").pack_into, struct.Struct("<i").pack_into, \
     struct.Struct("<I").pack_into
@@ -85,127 +86,142 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
     trampolines, see shared()); C functions it does not name get trampolines here.
     `data_refs` are (offset in data, Label or Data): 64-bit addresses to store in the data."""
     ext = externals or {}
-    stencils = lib.stencils
+    patches = _patches(lib)
     n = len(pieces)
     # layout: drop a final `jmp NEXT` that would jump to the following piece
     starts = [0] * (n + 1)
-    lengths = [0] * n
-    used: list = []
+    used: list[Patch] = [None] * n        # type: ignore[list-item]
     at = 0
     for i, (name, holes) in enumerate(pieces):
-        st = stencils[name]
-        used.append(st)
-        size = len(st.code)
-        if st.tail is not None:
-            nxt = holes.get(st.tail_target)
-            if nxt == i + 1 and type(nxt) is Label or nxt is None and st.tail_target == "NEXT":
-                size = st.tail
+        try:
+            p, short = patches[name]
+        except KeyError:
+            raise EmitError(f"no stencil {name!r}") from None
+        if short is not None:
+            nxt = holes.get(short.tail_target)
+            if nxt is None and short.tail_target == "NEXT" or nxt == i + 1 and type(nxt) is Label:
+                p = short
+        used[i] = p
         starts[i] = at
-        lengths[i] = size
-        at += size
-    code_size = at
+        at += p.size
+    code_size = starts[n] = at
     cfuncs: dict[str, int] = {}
-    for st in used:
-        for h in st.holes:
-            if h.kind in (elf.R_X86_64_PC32, elf.R_X86_64_PLT32) and h.target not in cfuncs \
-                    and h.target not in _LOCAL and h.target not in ext:
-                cfuncs[h.target] = 0
+    for p in used:
+        for name in p.calls:
+            if name not in ext and name not in cfuncs:
+                cfuncs[name] = 0
     tramp_at = (code_size + 15) & ~15
     for k, name in enumerate(cfuncs):
         cfuncs[name] = tramp_at + 16 * k
     data_at = (tramp_at + 16 * len(cfuncs) + 15) & ~15
     region = codemem.arena().allocate(data_at + len(data))
     base = region.address
-    buf = bytearray(data_at + len(data))
+    # every stencil's bytes in one copy; then the holes, one pack_into each
+    buf = bytearray(b"".join([p.code for p in used]))
+    buf.extend(bytes(data_at - code_size))
+    buf.extend(data)
     for name, off in cfuncs.items():
         buf[off:off + 6] = _TRAMPOLINE
         _pack_q(buf, off + 6, c_address(name))
-    buf[data_at:] = data
+    addr = [base + s for s in starts]
+    data_base = base + data_at
     lib_data = LibraryData.address(lib)
-    for i, (name, holes) in enumerate(pieces):
+    for i in range(n):
+        p = used[i]
+        holes = pieces[i][1]
         start = starts[i]
-        fmt, chunks, plan = _plan(used[i], lengths[i])
-        args = []
-        for (off, kind, t, addend), chunk in zip(plan, chunks):
-            args.append(chunk)
-            v = holes.get(t)
-            if v is not None:
-                tv = type(v)
-                s = base + starts[v] if tv is Label else base + data_at + v if tv is Data else v
-            elif t == "NEXT":
-                s = base + starts[i + 1]
-            elif t in ext:
-                s = ext[t]
-            elif t == "@data":
-                s = lib_data
-            elif t in cfuncs:
-                s = base + cfuncs[t]
-            else:
-                raise EmitError(f"stencil {name}: no value for hole {t}")
-            if kind == _PC:
-                s -= base + start + off
-            elif kind == _ABS64 and s + addend >= 2**63:
-                s -= 2**64
-            args.append(s + addend)
-        args.append(chunks[-1])
         try:
-            buf[start:start + lengths[i]] = fmt.pack(*args)
-        except struct.error as e:
-            raise EmitError(f"stencil {name}: a hole's value does not fit ({e}): "
-                            f"{dict(holes)}") from None
+            for off, pack, t, addend in p.slots:
+                pack(buf, start + off, holes[t] + addend)
+        except (KeyError, struct.error) as e:
+            raise EmitError(f"stencil {pieces[i][0]}: hole {t}: {e!r} ({dict(holes)})") from None
+        for off, kind, t, addend in p.holes:
+            v = holes.get(t)
+            if v is None:
+                if t == "NEXT":
+                    v = addr[i + 1]
+                elif t in ext:
+                    v = ext[t]
+                elif t == "@data":
+                    v = lib_data
+                elif t in cfuncs:
+                    v = base + cfuncs[t]
+                else:
+                    raise EmitError(f"stencil {pieces[i][0]}: no value for hole {t}")
+            elif type(v) is Label:
+                v = addr[v]
+            elif type(v) is Data:
+                v = data_base + v
+            if kind is _PC:
+                v -= addr[i] + off
+            elif kind is _ABS64 and v + addend >= 2**63:
+                v -= 2**64
+            try:
+                kind(buf, start + off, v + addend)
+            except struct.error as e:
+                raise EmitError(f"stencil {pieces[i][0]}: a hole's value does not fit ({e}): "
+                                f"{dict(holes)}") from None
     for at, v in data_refs:
-        _pack_q(buf, data_at + at, base + (starts[v] if type(v) is Label else data_at + v))
+        _pack_q(buf, data_at + at, addr[v] if type(v) is Label else data_base + v)
     region.write(0, bytes(buf))
     region.seal()
-    starts[n] = code_size
-    return Emitted(region, [base + s for s in starts], base + data_at, code_size)
+    return Emitted(region, addr, data_base, code_size)
 
 
-_PC, _ABS64 = "pc", "abs64"
-_plans: dict[tuple[int, int], tuple] = {}
+# how a hole is patched: the pack_into of its width; PC-relative ones less their own address
+_PC = struct.Struct("<i").pack_into
+_ABS64 = _pack_q
+_ABS32S = _pack_i
+_ABS32 = _pack_I
 
 
-def _plan(st, size: int):
-    """How to patch stencil st copied up to `size` bytes in one struct.pack: the format, the
-    literal chunks between holes, and (offset, kind, target, addend) per hole."""
-    key = (id(st), size)
-    p = _plans.get(key)
-    if p is not None:
-        return p
-    fmt = ["<"]
-    chunks = []
-    plan = []
-    at = 0
-    for h in sorted(st.holes, key=lambda h: h.offset):
-        if h.offset >= size:
-            continue                           # in the dropped tail jump
-        chunks.append(st.code[at:h.offset])
-        fmt.append(f"{h.offset - at}s")
-        if h.kind in (elf.R_X86_64_PC32, elf.R_X86_64_PLT32):
-            fmt.append("i")
-            plan.append((h.offset, _PC, h.target, h.addend))
-            at = h.offset + 4
-        elif h.kind == elf.R_X86_64_32S:
-            fmt.append("i")
-            plan.append((h.offset, "abs32s", h.target, h.addend))
-            at = h.offset + 4
-        elif h.kind == elf.R_X86_64_32:
-            fmt.append("I")
-            plan.append((h.offset, "abs32", h.target, h.addend))
-            at = h.offset + 4
-        elif h.kind == elf.R_X86_64_64:
-            fmt.append("q")
-            plan.append((h.offset, _ABS64, h.target, h.addend))
-            at = h.offset + 8
-        else:
-            raise EmitError(f"stencil {st.name}: relocation type {h.kind} not supported")
-    chunks.append(st.code[at:size])
-    fmt.append(f"{size - at}s")
-    p = _plans[key] = (struct.Struct("".join(fmt)), chunks, plan)
-    _keep.append(st)
-    return p
+@dataclass(frozen=True, slots=True)
+class Patch:
+    """A stencil as the emitter copies it (whole, or without its final jump): its bytes, its
+    holes as (offset, pack_into, target, addend) and the C functions it calls. Built once per
+    library (analogue: a linker's precomputed relocation table)."""
+
+    code: bytes
+    size: int
+    slots: tuple[tuple[int, object, str, int], ...]    # frame offsets: always an int given
+    holes: tuple[tuple[int, object, str, int], ...]    # the others
+    calls: tuple[str, ...]
+    tail_target: str | None
 
 
+_KINDS = {elf.R_X86_64_PC32: _PC, elf.R_X86_64_PLT32: _PC, elf.R_X86_64_32S: _ABS32S,
+          elf.R_X86_64_32: _ABS32, elf.R_X86_64_64: _ABS64}
+_patch_tables: dict[int, dict[str, tuple[Patch, Patch | None]]] = {}
+
+
+def _patches(lib: Library) -> dict[str, tuple[Patch, Patch | None]]:
+    """Per stencil name: its whole Patch, and the one without the final jump (or None)."""
+    table = _patch_tables.get(id(lib))
+    if table is not None:
+        return table
+    table = {}
+    for name, st in lib.stencils.items():
+        for h in st.holes:
+            if h.kind not in _KINDS:
+                raise EmitError(f"stencil {name}: relocation type {h.kind} not supported")
+        whole = _patch(st, len(st.code))
+        table[name] = (whole, None if st.tail is None else _patch(st, st.tail))
+    _keep.append(lib)
+    _patch_tables[id(lib)] = table
+    return table
+
+
+def _patch(st, size: int) -> Patch:
+    holes = [(h.offset, _KINDS[h.kind], h.target, h.addend)
+             for h in sorted(st.holes, key=lambda h: h.offset) if h.offset < size]
+    calls = tuple(sorted({t for _o, k, t, _a in holes if k is _PC and t not in _LOCAL}))
+    slots = tuple(h for h in holes if h[2] in SLOT_HOLES)
+    others = tuple(h for h in holes if h[2] not in SLOT_HOLES)
+    return Patch(st.code[:size], size, slots, others, calls, st.tail_target if size < len(st.code) else None)
+
+
+# holes that are frame offsets (templates.SMALL_HOLES) or, in ret_copy, an out-area offset
+SLOT_HOLES = frozenset(SMALL_HOLES)
 # holes that are code of this function or the library, never C functions
 _LOCAL = frozenset({"NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL", "ENTER", "ENTRY",
                     "@data"})
@@ -245,6 +261,15 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
 
 
 _keep: list = []
+
+
+def perf_enabled() -> bool:
+    """Whether the perf map wants to hear about code (runtime/perfmap.py, when present)."""
+    try:
+        from ...runtime.config import config
+    except ImportError:
+        return False
+    return bool(getattr(config, "perf", False))
 
 
 def note_perf(address: int, size: int, name: str) -> None:

@@ -22,6 +22,7 @@ _FLOAT_OPS = frozenset({"add", "sub", "mul", "truediv", "floordiv", "mod", "pow"
 # results written by moves (several stencils): never computed into a parameter's slots
 _NO_SHARE = frozenset({Op.CONST, Op.MAKE_TUPLE, Op.TUPLE_GET, Op.GETATTR, Op.LEN, Op.POS,
                        Op.CALL_BUILTIN, Op.CALL_JIT, Op.TRUTH, Op.GETITEM})
+_NO_SHARE_V = frozenset(op.value for op in _NO_SHARE)
 
 
 _KIND: dict[int, str] = {}

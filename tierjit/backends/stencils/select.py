@@ -11,6 +11,8 @@ stand for (`pyop`); anything the frame cannot represent raises Unsupported.
 
 from __future__ import annotations
 
+import struct
+
 from ...errors import Unsupported
 from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import Op
@@ -18,8 +20,8 @@ from ...ir.verifier import dominators, predecessors
 from ...types.lattice import BOOL, ArrayT, Scalar, TupleT, Type
 from . import frame as fr
 from .emit import Label
-from .kinds import _CMP, _NO_SHARE, _is_float, _is_int, kind, width
-from .select_ops import OpSelection
+from .kinds import _CMP, _CMP_V, _NO_SHARE_V, _is_float, _is_int, kind, width
+from .select_ops import SIMPLE, OpSelection
 from .states import States
 from .templates import ARRAY_SLOTS, INT_NOT
 
@@ -42,83 +44,95 @@ class Selection(OpSelection):
         self.fixups: list[tuple[dict, str, object]] = []   # (holes, hole, block | ('fs', n))
         self.deopt_stubs: dict[int, int] = {}
         self.overrides: list[tuple[Value, int]] = []   # call results: (value, object slot)
-        self.pyops: list[tuple[Instr, int]] = []   # (instr, frame state)
+        self.pyops: list[tuple[Instr, int, dict]] = []   # (instr, frame state, holes)
         self.calls: list[tuple[Instr, tuple]] = []
         self.call_cells: list[tuple[dict, object, tuple]] = []
 
     # -- slots -----------------------------------------------------------------------------
     def allocate(self) -> int:
+        """Slots for every value: the arguments, the constants (the constant table), then the
+        rest in definition order; see coalesce() for values that need none of their own."""
+        fn = self.fn
+        offset = self.offset
         at = FIRST
-        for p in self.fn.entry.params:
-            self.offset[p] = at
+        for p in fn.entry.params:
+            offset[p] = at
             at += 8 * width(p.type)
         self.nargs = (at - FIRST) // 8
         const_start = at
-        for b in self.fn.blocks:
-            for ins in b.instrs:
-                if ins.op is Op.CONST and ins.result is not None:
-                    self.offset[ins.result] = at
-                    c = ins.attr
-                    if type(c) is int and 0 < c < 2**62 and c & (c - 1) == 0:
-                        self.pow2[ins.result] = c.bit_length() - 1
-                    n = width(ins.result.type)
-                    self.consts += _const_words(ins.attr, ins.result.type)
-                    at += 8 * n
-        if any(kind(v.type) == "union" for v in self.fn.values()):
-            self.zero, self.one = at, at + 8         # union tags of known members
-            self.consts += [0, 1]
-            at += 16
-        self.nconsts = (at - const_start) // 8
-        alias, share = self.coalesce()
-        for v in self.fn.values():
-            if v not in self.offset and v not in alias and v not in share:
-                self.offset[v] = at
-                at += 8 * width(v.type)
-        for v, p in share.items():                  # an edge argument in its parameter's slots
-            self.offset[v] = self.offset[p]
-        for v in alias:                             # the same value under another name
-            x = v
-            while x in alias:
-                x = alias[x]
-            self.offset[v] = self.offset[x]
-        self.scratch = at                           # call arguments, parallel moves
-        return at
-
-    def coalesce(self) -> tuple[dict, dict]:
-        """Values that need no slots of their own.
-
-        alias: `truth` of a bool is that bool. share: an edge argument computed in the edge's
-        block (or a straight line of blocks ending there), used by nothing but that edge, whose target parameter is dead from the
-        argument's definition on, is computed straight into the parameter's slots (so a loop's
-        `i = i + 1` needs no move on the back edge). Only for one-stencil results of at most
-        two slots (the stencil reads its operands before it writes its result)."""
-        alias: dict[Value, Value] = {}
-        share: dict[Value, Value] = {}
+        # one pass over the instructions: constants, use counts, candidates for coalesce()
         uses: dict[Value, int] = {}
-        for b in self.fn.blocks:
-            for ins in b.instrs:
+        alias: dict[Value, Value] = {}
+        defs: dict[Value, tuple[Block, int]] = {}
+        rest: list[Value] = []
+        union = False
+        pow2, consts = self.pow2, self.consts
+        for b in fn.blocks:
+            if b.params and b is not fn.entry:
+                rest += b.params
+            for i, ins in enumerate(b.instrs):
                 for a in ins.args:
                     uses[a] = uses.get(a, 0) + 1
                 for e in ins.targets:
                     for a in e.args:
                         uses[a] = uses.get(a, 0) + 1
-        self.uses = uses
-        taken: set = set()
-        defs: dict[Value, tuple[Block, int]] = {}
-        for b in self.fn.blocks:
-            for i, ins in enumerate(b.instrs):
                 r = ins.result
                 if r is None:
                     continue
-                if ins.op is Op.TRUTH and kind(ins.args[0].type) == "bool" and r.type == BOOL:
-                    alias[r] = ins.args[0]
-                elif ins.op not in _NO_SHARE and width(r.type) <= 2:
-                    defs[r] = (b, i)
-        if not defs:
-            return alias, share
+                op = ins.op
+                t = r.type
+                if op is Op.CONST:
+                    offset[r] = at
+                    c = ins.attr
+                    if type(c) is int and 0 < c < 2**62 and c & (c - 1) == 0:
+                        pow2[r] = c.bit_length() - 1
+                    at += 8 * width(t)
+                    consts += _const_words(c, t)
+                elif op is Op.TRUTH and kind(t) == "bool" and kind(ins.args[0].type) == "bool":
+                    alias[r] = ins.args[0]       # truth of a bool: that bool
+                else:
+                    rest.append(r)
+                    if op._value_ not in _NO_SHARE_V and width(t) <= 2:
+                        defs[r] = (b, i)
+                union = union or kind(t) == "union"
+            union = union or any(kind(p.type) == "union" for p in b.params)
+        if union:
+            self.zero, self.one = at, at + 8         # union tags of known members
+            consts += [0, 1]
+            at += 16
+        self.nconsts = (at - const_start) // 8
+        self.uses = uses
+        share = self.coalesce(defs) if defs else {}
+        for v in rest:
+            if v not in share:
+                offset[v] = at
+                at += 8 * width(v.type)
+        for v, p in share.items():                  # an edge argument in its parameter's slots
+            offset[v] = offset[p]
+        for v in alias:                             # the same value under another name
+            x = v
+            while x in alias:
+                x = alias[x]
+            offset[v] = offset[x]
+        self.scratch = at                           # call arguments, parallel moves
+        return at
+
+    def coalesce(self, defs: dict[Value, tuple[Block, int]]) -> dict[Value, Value]:
+        """Edge arguments computed straight into their parameter's slots (allocate() has
+        already made `truth` of a bool an alias of that bool).
+
+        An edge argument computed in the edge's block (or a straight line of blocks ending
+        there), used by nothing but that edge, whose target parameter is dead from the
+        argument's definition on, is computed straight into the parameter's slots (so a
+        loop's `i = i + 1` needs no move on the back edge). `defs` are the candidates:
+        one-stencil results of at most two slots (the stencil reads its operands before it
+        writes its result)."""
+        share: dict[Value, Value] = {}
+        uses = self.uses
+        taken: set = set()
         preds = predecessors(self.fn)
         for b in self.fn.blocks:
-            term = b.terminator
+            term = b.instrs[-1]
             if len(term.targets) != 1:
                 continue
             e = term.targets[0]
@@ -151,7 +165,7 @@ class Selection(OpSelection):
                     continue                        # the parameter is still needed
                 share[a] = p
                 taken.add(p)
-        return alias, share
+        return share
 
     # -- pieces ----------------------------------------------------------------------------
     def add(self, name: str, **holes) -> dict:
@@ -175,21 +189,36 @@ class Selection(OpSelection):
         dom = dominators(fn)
         uses = self.uses
         self.max_scratch = 0
+        o, pieces, fixups, at = self.offset, self.pieces, self.fixups, self.fs.at
+        simple = SIMPLE
         for pos, b in enumerate(order):
-            self.block_label[b] = len(self.pieces)
+            self.block_label[b] = len(pieces)
             nxt = order[pos + 1] if pos + 1 < len(order) else None
             instrs = b.instrs
             for i, ins in enumerate(instrs):
-                if ins.op is Op.BRANCH:
+                op = ins.op
+                args = ins.args
+                if len(args) == 2 and ins.result is not None:
+                    # the common case first: a binary op with a stencil for its types alone
+                    x, y = args
+                    r = ins.result
+                    rule = simple.get((op._value_, id(x.type), id(y.type), id(r.type)))
+                    if rule is not None:
+                        h = {"A": o[x], "B": o[y], "C": o[r]}
+                        pieces.append((rule[0], h))
+                        if rule[1]:
+                            fixups.append((h, "DEOPT", ("fs", at(b, i))))
+                        continue
+                if op is Op.BRANCH:
                     self.branch(b, i, ins, nxt, dom, fused=None)
-                elif ins.op is Op.JUMP:
+                elif op is Op.JUMP:
                     self.edge(b, ins.targets[0], nxt, dom)
-                elif ins.op is Op.RETURN:
+                elif op is Op.RETURN:
                     self.ret(ins)
-                elif ins.op is Op.RAISE:
+                elif op is Op.RAISE:
                     h = self.add("jump")
                     self.deopt(h, b, i, "NEXT")
-                elif (ins.op in _CMP and instrs[-1].op is Op.BRANCH
+                elif (op._value_ in _CMP_V and instrs[-1].op is Op.BRANCH
                       and self.fused_cmp(ins) is not None and uses.get(ins.result) == 1
                       and (i + 2 == len(instrs) and instrs[-1].args[0] is ins.result
                            or i + 3 == len(instrs) and instrs[-2].op is Op.TRUTH
@@ -199,8 +228,8 @@ class Selection(OpSelection):
                     # compare (and truth of it) then branch: one stencil
                     self.branch(b, len(instrs) - 1, instrs[-1], nxt, dom, fused=ins)
                     break
-                elif ins.op is Op.TRUTH and ins.result is not None and \
-                        self.offset[ins.result] == self.offset[ins.args[0]]:
+                elif op is Op.TRUTH and ins.result is not None and \
+                        o[ins.result] == o[ins.args[0]]:
                     continue                        # truth of a bool: the bool itself
                 else:
                     self.instr(b, i, ins)
@@ -209,7 +238,7 @@ class Selection(OpSelection):
     def finish(self) -> None:
         """Append the deopt stubs and resolve labels."""
         for holes, hole, target in self.fixups:
-            if isinstance(target, tuple):
+            if type(target) is tuple:
                 n = target[1]
                 if n not in self.deopt_stubs:
                     self.deopt_stubs[n] = len(self.pieces)
@@ -340,8 +369,20 @@ def _layout(fn: Function) -> list[Block]:
     return post[::-1]
 
 
+_DOUBLE, _I64 = struct.Struct("<d"), struct.Struct("<q")
+_FLOAT_KINDS = frozenset({"float", "npf64", "npf32"})
+_INT_KINDS = frozenset({"int", "bool", "npint"})
+
+
 def _const_words(c, t: Type) -> list[int]:
-    import struct
+    k = kind(t)
+    if k in _INT_KINDS:
+        v = int(c)
+        if not -2**63 <= v < 2**63:
+            raise Unsupported(f"the constant {c!r} (beyond 64 bits)")
+        return [v]
+    if k in _FLOAT_KINDS:
+        return [_I64.unpack(_DOUBLE.pack(float(c)))[0]]
     if isinstance(t, Scalar):
         if t.py is float or fr.is_np_float(t):
             return [struct.unpack("<q", struct.pack("<d", float(c)))[0]]

@@ -14,6 +14,13 @@ from .kinds import (_ARITH_V, _CMP, _CMP_V, _FLOAT_OPS, _FLOATK, _INTK, _NUMK, _
 from .templates import LIBM_1
 
 
+# (op value, id of each operand's type, id of the result's type) -> (stencil, guarded): the
+# binary ops whose stencil and holes (A, B -> C) follow from their types alone, remembered the
+# first time instr() selects one, so that the next is selected without it
+SIMPLE: dict[tuple[str, int, int, int], tuple[str, bool]] = {}
+_SIMPLE_TYPES: list = []        # the types SIMPLE's keys name by id, kept alive
+
+
 class OpSelection:
     """The per-instruction half of Selection (select.py has the driver and the slots)."""
 
@@ -40,7 +47,9 @@ class OpSelection:
                         self.add("mod_pow2", A=o[x], C=o[r], K=(1 << k) - 1)
                     return
             if name is not None:
-                if name[-1] in "pn" and name[-3:-1] == "ff":
+                converts = name[-1] in "pn" and name[-3:-1] == "ff" and (
+                    _is_int(x.type) or _is_int(y.type))
+                if converts:
                     a, c = self.as_double(x, b, i), self.as_double(y, b, i)
                 else:
                     a, c = o[x], o[y]
@@ -48,6 +57,9 @@ class OpSelection:
                 self.deopt(h, b, i)
                 if kr == "union":
                     self.add("tag_or", TA=self.tag(x), TB=self.tag(y), TC=o[r] + 8)
+                elif not converts and name not in ("floordiv_ii", "mod_ii"):
+                    SIMPLE[v, id(x.type), id(y.type), id(r.type)] = (name, True)
+                    _SIMPLE_TYPES.extend((x.type, y.type, r.type))
                 return
         elif v in _CMP_V:
             x, y = args
@@ -329,6 +341,5 @@ class OpSelection:
         for v in ins.args:
             fr.slots(v.type)
         h = self.add("pyop")
-        h["_pyop"] = len(self.pyops)
         n = self.deopt(h, b, i)
-        self.pyops.append((ins, n))
+        self.pyops.append((ins, n, h))
