@@ -124,7 +124,10 @@ class Selection(OpSelection):
         An edge argument computed in the edge's block (or a straight line of blocks ending
         there), used by nothing but that edge, whose target parameter is dead from the
         argument's definition on, is computed straight into the parameter's slots (so a
-        loop's `i = i + 1` needs no move on the back edge). `defs` are the candidates:
+        loop's `i = i + 1` needs no move on the back edge; a float or np.float64 goes into
+        the double of a `float | np.float64` parameter, the edge still sets the tag, so that
+        a loop's `s += a[i] * b[i]` keeps no store-to-load round trip off its critical path).
+        `defs` are the candidates:
         one-stencil results of at most two slots (the stencil reads its operands before it
         writes its result)."""
         share: dict[Value, Value] = {}
@@ -157,8 +160,9 @@ class Selection(OpSelection):
                 continue
             for a, p in zip(e.args, t.params):
                 d = defs.get(a)
-                if d is None or d[0] not in chain or uses.get(a) != 1 or a.type != p.type \
-                        or p in taken or p in self.offset:
+                if d is None or d[0] not in chain or uses.get(a) != 1 or p in taken \
+                        or p in self.offset or a.type != p.type and not (
+                            fr.float_union(p.type) and kind(a.type) in _DOUBLE_KINDS):
                     continue
                 blk, i = d
                 if self.fs.before(blk)[i + 1] & self.fs.bit[p]:
@@ -371,6 +375,7 @@ def _layout(fn: Function) -> list[Block]:
 
 _DOUBLE, _I64 = struct.Struct("<d"), struct.Struct("<q")
 _FLOAT_KINDS = frozenset({"float", "npf64", "npf32"})
+_DOUBLE_KINDS = frozenset({"float", "npf64"})        # what a float union's double holds
 _INT_KINDS = frozenset({"int", "bool", "npint"})
 
 
