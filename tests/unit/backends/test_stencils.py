@@ -441,3 +441,73 @@ def test_ctrl_c_interrupts_a_baseline_loop(tmp_path):
         proc.kill()
     assert line[0] == "interrupted"
     assert float(line[1]) - sent < 0.1
+
+
+def test_fused_multiply_add_and_mixed_int_float_ops_match_python():
+    """muladd/addmul (a product used only by the next addition) and float ops with an int
+    operand converted in the stencil: overflow of either step deoptimises to before the
+    product, the float sum keeps Python's operand order, big ints round as float(int)."""
+    import math
+    import random
+
+    import numpy as np
+
+    import tierjit
+
+    def ints(a, b, c):
+        return a * b + c, c + a * b, (a * b + 7) % 4096
+
+    def floats(a, b, c):
+        return a * b + c, c + a * b, a * 2 + c
+
+    def mixed(i, x):
+        return i / x, x / i, i + x, x - i, i * x
+
+    def npfloats(a, b, c):
+        return a * b + c, c + a * b
+
+    def dot(a, b):
+        s = 0.0
+        for i in range(len(a)):
+            s += a[i] * b[i]
+        return s
+
+    rng = random.Random(7)
+    big = [2**62, -2**62, 2**63 - 1, -2**63, 2**53 + 1, -(2**53 + 1), 3037000499, 3037000500]
+    ivals = big + [0, 1, -1, 5, -7] + [rng.randint(-2**40, 2**40) for _ in range(50)]
+    fvals = [0.0, -0.0, 1.5, -2.25, 1e308, -1e308, math.inf, -math.inf, math.nan, 5e-324]
+    fvals += [rng.uniform(-1e6, 1e6) for _ in range(30)]
+    cases = {ints: [(rng.choice(ivals), rng.choice(ivals), rng.choice(ivals))
+                    for _ in range(400)],
+             floats: [(rng.choice(fvals), rng.choice(fvals), rng.choice(fvals))
+                      for _ in range(400)],
+             mixed: [(rng.choice(ivals), rng.choice(fvals)) for _ in range(400)]}
+    cases[npfloats] = [tuple(np.float64(v) for v in c) for c in cases[floats][:200]]
+    for py, argsets in cases.items():
+        jf = tierjit.jit(py, tier="baseline")
+        for args in argsets:
+            with np.errstate(all="ignore"):
+                want = repr(_outcome(py, args))
+                got = repr(_outcome(jf, args))
+            assert got == want, (py.__name__, args)
+        pieces = [n for n, _ in tierjit.runtime.dispatch.dispatcher_of(jf).latest().native.pieces]
+        assert "i2f" not in pieces, pieces
+    assert {"muladd_ii", "addmul_ii"} <= _pieces_of(ints, (3, 4, 5))
+    assert {"muladd_ffp", "addmul_ffp"} <= _pieces_of(floats, (3.0, 4.0, 5.0))
+    a, b = np.arange(10.0), np.linspace(0.5, 3.0, 10)
+    jd = tierjit.jit(dot, tier="baseline")
+    assert jd(a, b) == dot(a, b) and type(jd(a, b)) is type(dot(a, b))
+
+
+def _outcome(f, args):
+    try:
+        return f(*args)
+    except Exception as e:          # noqa: BLE001 - compared with CPython's
+        return type(e)
+
+
+def _pieces_of(py, args) -> set:
+    import tierjit
+    jf = tierjit.jit(py, tier="baseline")
+    jf(*args)
+    return {n for n, _ in tierjit.runtime.dispatch.dispatcher_of(jf).latest().native.pieces}

@@ -199,9 +199,19 @@ class Selection(OpSelection):
             self.block_label[b] = len(pieces)
             nxt = order[pos + 1] if pos + 1 < len(order) else None
             instrs = b.instrs
+            skip = -1
             for i, ins in enumerate(instrs):
+                if i == skip:
+                    continue                        # fused into the instruction before it
                 op = ins.op
                 args = ins.args
+                if op is Op.MUL:
+                    j = i + 1                       # constants in between emit nothing
+                    while instrs[j].op is Op.CONST:
+                        j += 1
+                    if self.mul_add(b, i, ins, instrs[j]):
+                        skip = j
+                        continue
                 if len(args) == 2 and ins.result is not None:
                     # the common case first: a binary op with a stencil for its types alone
                     x, y = args
@@ -238,6 +248,33 @@ class Selection(OpSelection):
                 else:
                     self.instr(b, i, ins)
         self.frame_bytes = (size + 8 * self.max_scratch + 15) & ~15
+
+    def mul_add(self, b: Block, i: int, mul: Instr, add: Instr) -> bool:
+        """`a * b + c` (or `c + a * b`) as one stencil when the product is used only by the
+        addition right after it (constants aside), both on ints or both on floats of one flavour, with no
+        conversion and no union result."""
+        r = mul.result
+        if add.op is not Op.ADD or self.uses.get(r) != 1:
+            return False
+        p, q = add.args
+        if p is r and q is not r:
+            fused, other = "muladd", q
+        elif q is r and p is not r:
+            fused, other = "addmul", p
+        else:
+            return False
+        x, y = mul.args
+        kinds = (kind(x.type), kind(y.type), kind(r.type), kind(other.type),
+                 kind(add.result.type))
+        m = self.arith("mul", kinds[0], kinds[1], kinds[2])
+        a = self.arith("add", kinds[2], kinds[3], kinds[4])
+        if m is None or a != "add" + m[3:] or "union" in kinds \
+                or m[-1] in "pn" and not _FLOAT_KINDS.issuperset(kinds):
+            return False
+        o = self.offset
+        h = self.add(f"{fused}_{m[4:]}", A=o[x], B=o[y], D=o[other], C=o[add.result])
+        self.deopt(h, b, i)
+        return True
 
     def finish(self) -> None:
         """Append the deopt stubs and resolve labels."""

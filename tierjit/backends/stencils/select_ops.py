@@ -18,6 +18,7 @@ from .templates import LIBM_1
 # binary ops whose stencil and holes (A, B -> C) follow from their types alone, remembered the
 # first time instr() selects one, so that the next is selected without it
 SIMPLE: dict[tuple[str, int, int, int], tuple[str, bool]] = {}
+_MIXED = frozenset({"add", "sub", "mul", "truediv"})    # float ops with _if/_fi stencils
 _SIMPLE_TYPES: list = []        # the types SIMPLE's keys name by id, kept alive
 
 
@@ -49,6 +50,10 @@ class OpSelection:
             if name is not None:
                 converts = name[-1] in "pn" and name[-3:-1] == "ff" and (
                     _is_int(x.type) or _is_int(y.type))
+                if converts and _is_int(x.type) != _is_int(y.type) and base in _MIXED:
+                    # one int operand: converted inside the stencil
+                    name = f"{base}_{'if' if _is_int(x.type) else 'fi'}{name[-1]}"
+                    converts = False
                 if converts:
                     a, c = self.as_double(x, b, i), self.as_double(y, b, i)
                 else:

@@ -241,9 +241,24 @@ def _int_pow(b, x, y):
     return "i64", "%acc"
 
 
+def _mul_add(flavour: str, ty: str, mul, add) -> None:
+    """A fused pair: a product used only by the addition right after it (`a * b + c`, and
+    `c + a * b` with the operands in Python's order) is not stored. Both operations' guards
+    deoptimise to the frame state before the multiplication, which has had no effect."""
+    for name, order in (("muladd", lambda t, z: (t, z)), ("addmul", lambda t, z: (z, t))):
+        b = _Body()
+        x, y, z = b.load(ty, "A"), b.load(ty, "B"), b.load(ty, "D")
+        _t_ty, t = mul(b, x, y)
+        r_ty, r = add(b, *order(t, z))
+        b.store(r_ty, r, "C")
+        b.jump("NEXT")
+        _stencil(f"{name}_{flavour}", b)
+
+
 def _int_stencils() -> None:
     for op in ("add", "sub", "mul"):
         _binary(f"{op}_ii", "i64", "i64", _ovf({"add": "sadd", "sub": "ssub", "mul": "smul"}[op]))
+    _mul_add(flavour="ii", ty="i64", mul=_ovf("smul"), add=_ovf("sadd"))
     _binary("floordiv_ii", "i64", "i64", _floordiv)
     _binary("mod_ii", "i64", "i64", _mod)
     _binary("truediv_ii", "i64", "i64", _int_truediv)
@@ -325,14 +340,21 @@ def _float_stencils() -> None:
             if flavour == "n":
                 b.guard(b(f"xor i1 {b.finite(r)}, true"))
             return "double", r
-        for op, ll in (("add", "fadd"), ("sub", "fsub"), ("mul", "fmul")):
-            _binary(f"{op}_ff{flavour}", "double", "double",
-                    lambda b, x, y, ll=ll, s=strict: s(b, b(f"{ll} double {x}, {y}")))
-
         def div(b, x, y, s=strict):
             b.guard(b(f"fcmp oeq double {y}, 0.0"))
             return s(b, b(f"fdiv double {x}, {y}"))
-        _binary(f"truediv_ff{flavour}", "double", "double", div)
+        simple = {op: lambda b, x, y, ll=ll, s=strict: s(b, b(f"{ll} double {x}, {y}"))
+                  for op, ll in (("add", "fadd"), ("sub", "fsub"), ("mul", "fmul"))}
+        simple["truediv"] = div
+        for op, compute in simple.items():
+            _binary(f"{op}_ff{flavour}", "double", "double", compute)
+            # an int operand converted in the stencil (sitofp, as the i2f stencil: Python's
+            # int -> float, correctly rounded), not by an i2f stencil through a scratch slot
+            _binary(f"{op}_if{flavour}", "i64", "double",
+                    lambda b, x, y, c=compute: c(b, b(f"sitofp i64 {x} to double"), y))
+            _binary(f"{op}_fi{flavour}", "double", "i64",
+                    lambda b, x, y, c=compute: c(b, x, b(f"sitofp i64 {y} to double")))
+        _mul_add(flavour=f"ff{flavour}", ty="double", mul=simple["mul"], add=simple["add"])
         _binary(f"floordiv_ff{flavour}", "double", "double",
                 lambda b, x, y, s=strict: s(b, _float_divmod(b, x, y)[0]))
         _binary(f"mod_ff{flavour}", "double", "double",
