@@ -35,6 +35,27 @@ def store_then_overflow(a, out):
     return out
 
 
+def dot_overflow(a, b):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]              # the product overflows; only the sum is checked
+    return s
+
+
+def dot_store(a, b, out):
+    for i in range(a.shape[0]):
+        s = 1.0 - a[i] * b[i]         # product inf, difference -inf: one warning, the product's
+        out[i] = s
+    return out
+
+
+def quotient_of_inf(a, b):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] / (b[i] * b[i])     # x / inf is 0.0: the divisor is checked on its own
+    return s
+
+
 def _record(fn, *args):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
@@ -46,6 +67,10 @@ def _record(fn, *args):
     (grow, (np.array([1.0, 1e30]), 20)),
     (wrap, (np.array([2 ** 62, 2 ** 61], dtype=np.int64), 5)),
     (store_then_overflow, (np.array([1.0, 1e100]), np.zeros(6))),
+    (dot_overflow, (np.array([1.0, 1e300, 2.0]), np.array([1.0, 1e10, 3.0]))),
+    (dot_store, (np.array([1.0, 1e300, 2.0]), np.array([1.0, 1e10, 3.0]), np.zeros(3))),
+    (quotient_of_inf, (np.array([1.0, 2.0]), np.array([3.0, 1e200]))),
+    (quotient_of_inf, (np.array([1.0, 1e300]), np.array([3.0, 1e-10]))),
 ])
 def test_warnings_match_cpython(fn, args):
     import copy

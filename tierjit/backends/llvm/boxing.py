@@ -9,6 +9,7 @@ same test `types.lattice.type_of_value` makes in Python, so the two never disagr
 from __future__ import annotations
 
 from ...types.lattice import ArrayT, Scalar, TupleT, Type, UnionT
+from .deopt import USUALLY
 from .lltypes import kind, ll, union_members
 
 PTR_SIZE = 8
@@ -37,7 +38,7 @@ class Boxing:
 
     def check(self, cond: str, fail: str) -> None:
         ok = self.new_label("ok")
-        self.emit_void(f"br i1 {cond}, label %{ok}, label %{fail}")
+        self.emit_void(f"br i1 {cond}, label %{ok}, label %{fail}{USUALLY}")
         self.start(ok)
 
     def is_type(self, obj: str, tp: type) -> str:

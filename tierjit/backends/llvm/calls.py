@@ -21,7 +21,7 @@ from ...ir.nodes import Block, Instr
 from ...ir.ops import Op
 from ...types.lattice import ArrayT, TupleT, Type, UnionT
 from ...types.rules import _PY_OPS
-from .deopt import ImpureLoop
+from .deopt import RARELY, USUALLY, ImpureLoop
 from .lltypes import ll, union_members
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class CallOps:
         self.declare("declare void @PyErr_Clear()")
         isnull = self.emit(f"icmp eq ptr {obj}, null")
         err, ok = self.new_label("pyerr"), self.new_label("pyok")
-        self.emit_void(f"br i1 {isnull}, label %{err}, label %{ok}")
+        self.emit_void(f"br i1 {isnull}, label %{err}, label %{ok}{RARELY}")
         self.start(err)
         self.emit_void("call void @PyErr_Clear()")
         self.deopt_if("true", defer=False)
@@ -110,7 +110,7 @@ class CallOps:
 
     def propagate_error_if(self, cond: str) -> None:
         err, ok = self.new_label("err"), self.new_label("noerr")
-        self.emit_void(f"br i1 {cond}, label %{err}, label %{ok}")
+        self.emit_void(f"br i1 {cond}, label %{err}, label %{ok}{RARELY}")
         self.start(err)
         self.release_owned()
         self.ret_status(1)
@@ -168,11 +168,12 @@ class CallOps:
         objout = self.alloca("ptr")
         args = [f"{ll(t)} {x}" for x, t in zip(a, ts)]
         pair_t = f"{{i32, {ll(rt)}}}"
+        self.flush()                    # the call must not run after a failed guard
         pair = self.emit(f"call {pair_t} {fp}({', '.join(args + [f'ptr {objout}'])})")
         st = self.emit(f"extractvalue {pair_t} {pair}, 0")
         ok, other = self.new_label("callok"), self.new_label("callnok")
         is0 = self.emit(f"icmp eq i32 {st}, 0")
-        self.emit_void(f"br i1 {is0}, label %{ok}, label %{other}")
+        self.emit_void(f"br i1 {is0}, label %{ok}, label %{other}{USUALLY}")
         self.start(other)
         self.propagate_error_if(self.emit(f"icmp eq i32 {st}, 1"))
         obj = self.emit(f"load ptr, ptr {objout}")

@@ -117,7 +117,7 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
         self.ended_region = False
         self.uses_owned = False
         self.pending: str | None = None      # deferred guard condition (see deopt_if)
-        self.pending_nan: str | None = None  # deferred non-finite check (defer_non_finite)
+        self.nan_terms: dict[str, str] = {}  # deferred non-finite checks (defer_non_finite)
         self.pending_fs: int | None = None
         self.strict_floats = False           # Python float ops also guard non-finite results
         self.cur_region: Block | None = None  # header of the pure loop being generated
@@ -257,7 +257,7 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
                 if self.ended_region:
                     region = i + 1
         self.cur_fs, self.cur_region = None, None
-        assert self.pending is None and self.pending_nan is None, \
+        assert self.pending is None and not self.nan_terms, \
             "a guard was left pending past a terminator"
         self.emit_deopt_blocks()
         self.insert_phis()

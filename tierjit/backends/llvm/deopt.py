@@ -16,6 +16,12 @@ from ...ir.ops import Op
 
 POLL_PERIOD = 1024          # loop back edges between two checks for pending signals
 
+# Branch weights for a condition that is almost never true (a guard failing, a call raising)
+# or almost always true (a type check passing): they let LLVM lay the cold paths out of line
+# and place the register spills their calls need there, not in the loop around them.
+RARELY = ', !prof !{!"branch_weights", i32 1, i32 1048576}'
+USUALLY = ', !prof !{!"branch_weights", i32 1048576, i32 1}'
+
 
 class ImpureLoop(Exception):
     """A loop taken for pure calls into Python: generate again without it as a region."""
@@ -31,50 +37,62 @@ class DeoptOps:
         """Deoptimise to the current frame state when cond holds. A deferred guard (one
         that protects nothing that could trap: overflow, NaN, range) is or-ed into one
         pending condition, tested by `flush` before anything that must not run after it:
-        a trapping operation, a side effect, a terminator."""
+        a side effect, a terminator, a guard with another frame state. A guard that is not
+        deferred (it protects a trapping operation: a load, a division) branches at once,
+        on its own condition: the pending guards share its frame state and may go on
+        waiting, since what runs after it is pure and cannot trap. (A store or a call
+        tests them right before its effect.)"""
         if self.cur_fs is None:
             raise AssertionError("guard outside an instruction")
-        if defer and self.cur_region is not None:
-            flag, _ = self.region_slots[self.cur_region]
-            old = self.emit(f"load i1, ptr {flag}")
-            self.emit_void(f"store i1 {self.emit(f'or i1 {old}, {cond}')}, ptr {flag}")
-            return
         if self.pending_fs is not None and self.pending_fs != self.cur_fs:
             self.flush()
         if defer:
-            self.pending_fs = self.cur_fs
             self.pending = cond if self.pending is None else \
                 self.emit(f"or i1 {self.pending}, {cond}")
             self.pending_fs = self.cur_fs
             return
-        self.flush()
         self.branch_to_deopt(cond)
 
-    def defer_non_finite(self, x: str, ll_type: str) -> None:
+    def defer_non_finite(self, x: str, ll_type: str, operands: tuple[str, ...] = ()) -> None:
         """Deoptimise (deferred) if x is inf or NaN: x - x is 0.0 for finite x and NaN
-        otherwise; the differences are summed and the sum is tested once, at the flush."""
+        otherwise; the differences are summed and the sum is tested once, at the flush.
+
+        `operands` are values a finite x proves finite (those of an add, sub or mul, the
+        dividend of a division): their own pending checks, with the same frame state, are
+        dropped. In `s += a[i] * b[i]` only the sum is tested."""
+        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
+            self.flush()
         d = self.emit(f"fsub {ll_type} {x}, {x}")
         if ll_type == "float":
             d = self.emit(f"fpext float {d} to double")
-        if self.cur_region is not None:
-            _, nan = self.region_slots[self.cur_region]
-            old = self.emit(f"load double, ptr {nan}")
-            self.emit_void(f"store double {self.emit(f'fadd double {old}, {d}')}, ptr {nan}")
-            return
-        if self.pending_fs is not None and self.pending_fs != self.cur_fs:
-            self.flush()
-        self.pending_nan = d if self.pending_nan is None else \
-            self.emit(f"fadd double {self.pending_nan}, {d}")
+        for o in operands:
+            self.nan_terms.pop(o, None)
+        self.nan_terms[x] = d
         self.pending_fs = self.cur_fs
 
     def flush(self) -> None:
         """Test the pending guards: deoptimise to their frame state if any failed.
-        (In a pure loop, guards wait for the loop's exit: see flush_region.)"""
+        In a pure loop, guards wait for the loop's exit (see flush_region): the pending
+        conditions are or-ed into its flag and the pending NaN sum is added to its sum
+        here, once per block, so a loop's running sum takes one addition per iteration on
+        its critical path, not one per checked value."""
+        nan = None
+        for d in self.nan_terms.values():
+            nan = d if nan is None else self.emit(f"fadd double {nan}, {d}")
+        self.nan_terms = {}
         if self.cur_region is not None:
+            flag, total = self.region_slots[self.cur_region]
+            if self.pending is not None:
+                old = self.emit(f"load i1, ptr {flag}")
+                self.emit_void(f"store i1 {self.emit(f'or i1 {old}, {self.pending}')}, ptr {flag}")
+            if nan is not None:
+                old = self.emit(f"load double, ptr {total}")
+                self.emit_void(f"store double {self.emit(f'fadd double {old}, {nan}')}, "
+                               f"ptr {total}")
+            self.pending = self.pending_fs = None
             return
-        if self.pending_nan is not None:
-            nan = self.emit(f"fcmp uno double {self.pending_nan}, 0.0")
-            self.pending_nan = None
+        if nan is not None:
+            nan = self.emit(f"fcmp uno double {nan}, 0.0")
             self.pending = nan if self.pending is None else \
                 self.emit(f"or i1 {self.pending}, {nan}")
         if self.pending is not None:
@@ -97,7 +115,7 @@ class DeoptOps:
         ok = self.new_label("ok")
         target = f"deopt{self.cur_fs}"
         self.deopt_sites.setdefault(self.cur_fs, [])
-        self.emit_void(f"br i1 {cond}, label %{target}, label %{ok}")
+        self.emit_void(f"br i1 {cond}, label %{target}, label %{ok}{RARELY}")
         self.deopt_sites[self.cur_fs].append((self.cur_label, None))
         self.start(ok)
 
@@ -142,7 +160,7 @@ class DeoptOps:
         self.release_owned()
         fail = self.emit(f"icmp eq ptr {res}, null")
         err, ok = self.new_label("deopterr"), self.new_label("deoptok")
-        self.emit_void(f"br i1 {fail}, label %{err}, label %{ok}")
+        self.emit_void(f"br i1 {fail}, label %{err}, label %{ok}{RARELY}")
         self.start(err)
         self.ret_status(1)
         self.start(ok)

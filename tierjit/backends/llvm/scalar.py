@@ -137,8 +137,8 @@ class ScalarOps:
         b = self.emit(f"fcmp une {f} {im}, 0.0")
         return self.emit(f"or i1 {a}, {b}")
 
-    def deopt_unless_finite(self, x: str, k: Kind) -> None:
-        self.defer_non_finite(x, k.ll)
+    def deopt_unless_finite(self, x: str, k: Kind, operands: tuple[str, ...] = ()) -> None:
+        self.defer_non_finite(x, k.ll, operands)
 
     # -- binary operators -----------------------------------------------------------------
     def binary(self, op: Op, a: str, ta: Scalar, b: str, tb: Scalar, tr: Scalar) -> str | None:
@@ -243,10 +243,13 @@ class ScalarOps:
             if op is Op.TRUEDIV and python:
                 self.deopt_if(self.emit(f"fcmp oeq {f} {b}, 0.0"))
             r = self.emit(f"{_FARITH[op]} {f} {a}, {b}")
+            # a finite sum, difference or product has finite operands, a finite quotient a
+            # finite dividend (x / inf is 0.0)
+            proves = (a,) if op is Op.TRUEDIV else (a, b)
             if python and self.strict_floats:
                 # a float | numpy.float64 value: NumPy's rule (warn on a non-finite result)
                 # is the stricter one; Python's inf and NaN results are recomputed in tier 0
-                self.deopt_unless_finite(r, k)
+                self.deopt_unless_finite(r, k, proves)
         elif op in (Op.FLOORDIV, Op.MOD):
             self.deopt_if(self.emit(f"fcmp oeq {f} {b}, 0.0"))
             name = ("floordiv" if op is Op.FLOORDIV else "fmod") + ("" if k.bits == 64 else "32")
@@ -263,7 +266,7 @@ class ScalarOps:
         else:
             return None
         if not python:
-            self.deopt_unless_finite(r, k)
+            self.deopt_unless_finite(r, k, proves if op in _FARITH else ())
         return r
 
     def complex_binary(self, op: Op, a: str, b: str) -> str:

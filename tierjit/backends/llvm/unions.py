@@ -41,7 +41,6 @@ class UnionOps:
             else:
                 payloads.append(x)
                 tags.append(None)
-        self.flush()
         for strict in (False, True):
             self.strict_floats = strict
             try:
@@ -74,7 +73,7 @@ class UnionOps:
         from ...types.rules import result_type
         texts, results = set(), []
         saved = (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-                 self.pending, self.pending_nan, self.pending_fs)
+                 self.pending, self.nan_terms, self.pending_fs)
         try:
             for combo in combos:
                 crt = result_type(ins.op, list(combo), ins.attr, _no_callee)
@@ -82,7 +81,7 @@ class UnionOps:
                     return False, None, None
                 self.lines, self.tmp, self.labels = [], itertools.count(), itertools.count()
                 self.deopt_sites = {k: list(v) for k, v in saved[4].items()}
-                self.pending, self.pending_nan, self.pending_fs = None, None, None
+                self.pending, self.nan_terms, self.pending_fs = None, {}, None
                 r = self.lower_one(ins, payloads, list(combo), crt)
                 if r is None:
                     return False, None, None
@@ -92,5 +91,5 @@ class UnionOps:
             return False, None, None
         finally:
             (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-             self.pending, self.pending_nan, self.pending_fs) = saved
+             self.pending, self.nan_terms, self.pending_fs) = saved
         return len(texts) == 1, None, results
