@@ -46,7 +46,6 @@ class CallOps:
         self.ended_region = True      # Python code may warn: never run it twice
         self.flush()
         boxed = [self.box(x, t) for x, t in zip(a, ts)]
-        self.max_argv = max(self.max_argv, len(boxed))
         res = self.call_object(id(fn), boxed, steal=True)
         return self.take_result(b, i, res, rt, raised_deopts=True)
 

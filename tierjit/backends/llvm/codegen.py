@@ -112,7 +112,7 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
         self.incoming: dict[Block, list] = {b: [] for b in self.fn.blocks}
         self.block_start: dict[Block, int] = {}
         self.keepalive: list = []
-        self.max_argv = 1
+        self.deopt_buffer = 0               # slots of %deoptbuf (deopt_body)
         self.cur_block_index: tuple = (None, None)
         self.ended_region = False
         self.uses_owned = False
@@ -260,6 +260,8 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
         assert self.pending is None and not self.nan_terms, \
             "a guard was left pending past a terminator"
         self.emit_deopt_blocks()
+        if self.deopt_buffer:
+            self.allocas.append(f"  %deoptbuf = alloca [{self.deopt_buffer} x i64]")
         self.insert_phis()
         body = []
         for line in self.lines:

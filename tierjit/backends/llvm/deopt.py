@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from ...ir.nodes import Block, Value
 from ...ir.ops import Op
+from ...types.lattice import ArrayT, Scalar
+from .lltypes import ll
 
 POLL_PERIOD = 1024          # loop back edges between two checks for pending signals
 
@@ -142,21 +144,35 @@ class DeoptOps:
                 self.deopt_body(fs, state, obj)
 
     def deopt_body(self, fs: int, state, obj: str | None) -> None:
+        """Hand frame state fs to tier 0: its number and live values go, raw, into the
+        function's one deopt buffer, with a constant string of their kinds, and the shared
+        helper tj_resume boxes them and calls the resume function. Each deopt site is a few
+        stores and a call, not a boxing call per value: two thirds of a function's code
+        was deopt sites, and LLVM compiled every one."""
         produced = self.fn.blocks[state.block].instrs[state.index - 1].result \
             if obj is not None else None
-        boxed = []
-        self.declare("declare ptr @PyLong_FromLongLong(i64)")
-        boxed.append(self.emit(f"call ptr @PyLong_FromLongLong(i64 {fs})"))
         subst = self.fs_subst.get(fs, {})
+        values = [(str(fs), Scalar(int))]
         for v in state.live:
             if v is produced:
-                boxed.append(obj)
+                values.append((obj, None))
             elif v in subst:                  # a pure loop's parameter: its entry value
-                boxed.append(self.box(self.vals[subst[v]], subst[v].type))
+                values.append((self.vals[subst[v]], subst[v].type))
             else:
-                boxed.append(self.box(self.vals[v], v.type))
-        self.max_argv = max(self.max_argv, len(boxed))
-        res = self.call_object(id(self.resume_obj), boxed, steal=True)
+                values.append((self.vals[v], v.type))
+        kinds = []
+        for i, (x, t) in enumerate(values):
+            kind, ty, raw = self.packed(x, t)
+            kinds.append(kind)
+            p = self.emit(f"getelementptr i64, ptr %deoptbuf, i64 {i}")
+            self.emit_void(f"store {ty} {raw}, ptr {p}")
+        self.deopt_buffer = max(self.deopt_buffer, len(values))
+        table = "@tj_kinds_" + "".join(map(str, kinds))
+        data = "".join("\\0" + str(k) for k in kinds)    # bytes as LLVM's hex escapes
+        self.declare(f"{table} = private unnamed_addr constant [{len(kinds)} x i8] c\"{data}\"")
+        self.helper("resume")
+        res = self.emit(f"call ptr @tj_resume(ptr {self.addr(id(self.resume_obj))}, "
+                        f"ptr %deoptbuf, ptr {table}, i64 {len(values)})")
         self.release_owned()
         fail = self.emit(f"icmp eq ptr {res}, null")
         err, ok = self.new_label("deopterr"), self.new_label("deoptok")
@@ -166,6 +182,24 @@ class DeoptOps:
         self.start(ok)
         self.emit_void(f"store ptr {res}, ptr %objout")
         self.ret_status(2)
+
+    def packed(self, x: str, t) -> tuple[int, str, str]:
+        """(kind, LLVM type, value) of one deopt buffer slot; the kinds are tj_resume's:
+        0 a new reference, 1 an int64, 2 a double, 3 a borrowed reference."""
+        if t is None:
+            return 0, "ptr", x
+        if t == Scalar(int):
+            return 1, "i64", x
+        if t == Scalar(float):
+            return 2, "double", x
+        if t == Scalar(bool):
+            return 3, "ptr", self.emit(f"select i1 {x}, ptr {self.addr(id(True))}, "
+                                       f"ptr {self.addr(id(False))}")
+        if t == Scalar(type(None)):
+            return 3, "ptr", self.addr(id(None))
+        if isinstance(t, ArrayT):
+            return 3, "ptr", self.emit(f"extractvalue {ll(t)} {x}, 3")
+        return 0, "ptr", self.box(x, t)
 
     # -- values and edges -----------------------------------------------------------------
 

@@ -172,9 +172,74 @@ fail:
   ret {{double, i1}} {{double 0.0, i1 true}}
 }}
 """,
+    # a deopt site's hand-over to tier 0 (codegen.deopt_body): box the n raw slots by kind
+    # (0 a new reference, 1 int64, 2 double, 3 a borrowed reference) in place, call the
+    # resume function with them unless one failed, release them; NULL with an exception set
+    # if anything failed
+    "resume": """
+define internal ptr @tj_resume(ptr %callable, ptr %slots, ptr %kinds, i64 %n) cold noinline {
+entry:
+  br label %head
+head:
+  %i = phi i64 [0, %entry], [%i1, %put]
+  %bad = phi i1 [false, %entry], [%bad1, %put]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %boxed
+body:
+  %kp = getelementptr i8, ptr %kinds, i64 %i
+  %k = load i8, ptr %kp
+  %sp = getelementptr i64, ptr %slots, i64 %i
+  %raw = load i64, ptr %sp
+  switch i8 %k, label %owned [i8 1, label %int i8 2, label %flt i8 3, label %borrowed]
+int:
+  %oi = call ptr @PyLong_FromLongLong(i64 %raw)
+  br label %put
+flt:
+  %d = bitcast i64 %raw to double
+  %of = call ptr @PyFloat_FromDouble(double %d)
+  br label %put
+borrowed:
+  %ob = inttoptr i64 %raw to ptr
+  call void @Py_IncRef(ptr %ob)
+  br label %put
+owned:
+  %oo = inttoptr i64 %raw to ptr
+  br label %put
+put:
+  %o = phi ptr [%oi, %int], [%of, %flt], [%ob, %borrowed], [%oo, %owned]
+  store ptr %o, ptr %sp
+  %null = icmp eq ptr %o, null
+  %bad1 = or i1 %bad, %null
+  %i1 = add i64 %i, 1
+  br label %head
+boxed:
+  br i1 %bad, label %release, label %call
+call:
+  %r = call ptr @PyObject_Vectorcall(ptr %callable, ptr %slots, i64 %n, ptr null)
+  br label %release
+release:
+  %res = phi ptr [null, %boxed], [%r, %call]
+  br label %rhead
+rhead:
+  %j = phi i64 [0, %release], [%j1, %rbody]
+  %rmore = icmp ult i64 %j, %n
+  br i1 %rmore, label %rbody, label %done
+rbody:
+  %rp = getelementptr ptr, ptr %slots, i64 %j
+  %ro = load ptr, ptr %rp
+  call void @Py_DecRef(ptr %ro)
+  %j1 = add i64 %j, 1
+  br label %rhead
+done:
+  ret ptr %res
+}
+""",
 }
 
 # what each helper needs declared in its module
 NEEDS = {
     "fpow": ["declare double @pow(double, double)"],
+    "resume": ["declare ptr @PyLong_FromLongLong(i64)", "declare ptr @PyFloat_FromDouble(double)",
+               "declare void @Py_IncRef(ptr)", "declare void @Py_DecRef(ptr)",
+               "declare ptr @PyObject_Vectorcall(ptr, ptr, i64, ptr)"],
 }
