@@ -16,6 +16,7 @@ from ..ir.nodes import Function
 from ..ir.verifier import verify
 from .bounds import hoist_bounds_checks
 from .dce import eliminate_dead_code
+from .dims import speculate_small_dims
 from .fold import fold_constants
 from .ranges import compute_ranges, speculate_loop_ranges
 
@@ -25,12 +26,13 @@ PIPELINE = (
     fold_constants,        # evaluate ops over constants at compile time, exactly as Python
     eliminate_dead_code,   # drop instructions whose results are unused and cannot fail
     compute_ranges,        # bounds of int values: guards native code can leave out
+    speculate_small_dims,  # array dimensions stay below 2**30 (one guard where read)
     speculate_loop_ranges,  # a loop variable stays in its loop's range (one guard at entry)
     hoist_bounds_checks,   # a counted loop's affine indices checked once, before the loop
 )
 
 
-SPECULATIVE = frozenset({speculate_loop_ranges, hoist_bounds_checks})
+SPECULATIVE = frozenset({speculate_small_dims, speculate_loop_ranges, hoist_bounds_checks})
 
 
 def optimise(fn: Function, avoid: frozenset = frozenset()) -> Function:

@@ -59,14 +59,17 @@ def within_i64(r: tuple[int, int] | None) -> bool:
     return r is not None and I64[0] <= r[0] and r[1] <= I64[1]
 
 
-def compute_ranges(fn: Function) -> Function:
+def compute_ranges(fn: Function, entry: list | None = None) -> Function:
+    """Ranges of fn's int values; `entry` gives its parameters' ranges where known (a
+    callee generated inside its caller starts from the caller's arguments)."""
     shapes: dict[Value, list[tuple[int, int]]] = {}     # tuple values of array shapes
     grown: dict[Value, int] = {}
     for v in fn.values():
         v.range = None
-    for p in fn.entry.params:
+    for i, p in enumerate(fn.entry.params):
         if _is_int(p):
-            p.range = I64 if p.type.py is int else (0, 1)
+            known = entry[i] if entry is not None else None
+            p.range = known or (I64 if p.type.py is int else (0, 1))
     order = reverse_postorder(fn)
     counters = _counters(fn)
     entering: dict[Value, tuple[int, int]] = {}    # a counter's range on entry to its loop
@@ -284,15 +287,20 @@ def _transfer(ins, shapes) -> tuple[int, int] | None:
 
 def speculations_at(fn: Function, block: int, index: int) -> frozenset:
     """The speculations a deopt resuming before fn.blocks[block].instrs[index] may have
-    come from, as the speculative passes name them in `avoid`: the GUARD_RANGEs and
-    GUARD_INBOUNDS from there to the end of the block (native code defers a pure region's
+    come from, as the speculative passes name them in `avoid`: the GUARD_RANGEs (of loop
+    variables and of array dimensions) and GUARD_INBOUNDS from there to the end of the block (native code defers a pure region's
     guards to one deopt point)."""
+    from .dims import is_dim
     b = fn.blocks[block]
+    defs = {i.result: i for c in fn.blocks for i in c.instrs if i.result is not None}
     found = set()
     for ins in b.instrs[index:]:
         if ins.op is Op.GUARD_INBOUNDS:
             found.add(("inbounds", b.terminator.targets[0].block.id))
         if ins.op is Op.GUARD_RANGE:
+            src = defs.get(ins.args[0])
+            if src is not None and is_dim(src, defs):
+                found.add(("dims", ins.args[0].id))
             for e in b.terminator.targets:
                 if ins.result in e.args:
                     found.add(("loop-range", e.block.id, e.args.index(ins.result)))

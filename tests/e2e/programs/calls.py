@@ -146,4 +146,62 @@ PROGRAMS = [
         """, [(1,), (1, 2), (1, 2, 3), Call((1,), {"c": 10}), Call((), {"a": 2.5, "b": 1}),
               Call((1,), {"b": 1, "c": 0.5}), Call((1,), {"d": 1}), (), (1, 2, 3, 4),
               Call((1,), {"a": 2})]),
+    # Pure one-block callees are generated inside their caller (backends/llvm/inline.py):
+    # their guards replay the whole call in tier 0, so every way out must stay CPython's.
+    program("call_inline_loop", """
+        import numpy as np
+
+        @jit
+        def term(i, j):
+            return 1.0 / ((i + j) * (i + j + 1) // 2 + i + 1)
+
+        @jit
+        def f(u):
+            n = u.shape[0]
+            s = 0.0
+            for i in range(n):
+                for j in range(n):
+                    s += term(i, j) * u[j]
+            return s
+        """, [(np.ones(5),), (np.zeros(0),), (np.array([1.0, np.inf, 2.0]),),
+              (np.array([1e308, 1e308]),), (np.arange(4, dtype=np.int64),)]),
+    program("call_inline_raises", """
+        @jit
+        def inv(i, k):
+            return 1.0 / (i - k)
+
+        @jit
+        def f(n, k):
+            s = 0.0
+            for i in range(n):
+                s += inv(i, k)
+            return s
+        """, [(5, 9), (5, 3), (5, 0), (0, 0), (5, 2.5)]),
+    program("call_inline_overflow", """
+        @jit
+        def big(i, m):
+            return i * m + 1
+
+        @jit
+        def f(n, m):
+            t = 0
+            for i in range(n):
+                t += big(i, m)
+            return t
+        """, [(4, 3), (4, 2 ** 62), (3, -2 ** 63), (5, 2 ** 61)]),
+    program("call_inline_store", """
+        import math
+
+        @jit
+        def root(x):
+            return math.sqrt(x) + 1.0
+
+        @jit
+        def f(a, out):
+            for i in range(a.shape[0]):
+                out[i] = root(a[i])
+            return out
+        """, [(np.array([4.0, 9.0, 16.0]), np.zeros(3)),
+              (np.array([4.0, -1.0, 16.0]), np.zeros(3)),
+              (np.array([1, 2, 3]), np.zeros(3, np.float32))]),
 ]

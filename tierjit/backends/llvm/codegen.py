@@ -38,6 +38,7 @@ from .calls import CallOps
 from .deopt import DeoptOps, ImpureLoop
 from .boxing import Boxing
 from .helpers import HELPERS, NEEDS
+from .inline import InlineOps, NotInlined, inline_body
 from .lltypes import kind, ll, union_members
 from .mathfns import MathOps
 from .scalar import ScalarOps, fconst
@@ -91,14 +92,20 @@ class _Module:
         return "\n".join(parts) + "\n"
 
 
-class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, MathOps):
+class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing, ArrayOps,
+                      MathOps):
     """Generates the core function of one specialisation."""
 
     def __init__(self, mod: _Module, dispatcher, spec, name: str,
-                 impure_loops: frozenset = frozenset()):
+                 impure_loops: frozenset = frozenset(), no_inline: frozenset = frozenset()):
         self.mod, self.dispatcher, self.spec, self.name = mod, dispatcher, spec, name
         self.impure_loops = impure_loops      # loop headers found to call into Python
         self.fn: Function = spec.typed.fn
+        # calls generated in place (backends/llvm/inline.py), but not those that failed to
+        self.inlined: dict[Instr, Function] = {
+            ins: body for b in self.fn.blocks for ins in b.instrs
+            if ins.op is Op.CALL_JIT and ins not in no_inline
+            and (body := inline_body(ins, dispatcher)) is not None}
         self.ret_type: Type | None = spec.typed.return_type
         self.fs = FrameStates(self.fn)
         self.lines: list[str] = []
@@ -252,7 +259,7 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
                     self.cur_fs = self.region_fs[self.cur_region]
                 else:
                     self.cur_fs = self.fs.at(b, region) if _may_deopt(ins) else None
-                self.ended_region = ins.op in _SIDE_EFFECTS
+                self.ended_region = self.side_effect(ins)
                 self.instr(b, i, ins)
                 if self.ended_region:
                     region = i + 1
@@ -302,9 +309,13 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
             self.lines[self.block_start[b]:self.block_start[b]] = phis
 
     # -- instructions ---------------------------------------------------------------------
+    def side_effect(self, ins: Instr) -> bool:
+        """A store or a call that is not generated in place: it ends a region."""
+        return ins.op in _SIDE_EFFECTS and ins not in self.inlined
+
     def instr(self, b: Block, i: int, ins: Instr) -> None:
         op = ins.op
-        if op.is_terminator or op in _SIDE_EFFECTS:
+        if op.is_terminator or self.side_effect(ins):
             self.flush()
         if op is Op.JUMP:
             self.edge(ins.targets[0].block, ins.targets[0].args)
@@ -433,6 +444,9 @@ class FunctionCodegen(DeoptOps, CallOps, UnionOps, ScalarOps, Boxing, ArrayOps, 
         if op is Op.CALL_MATH:
             return self.math_call(ins.attr, a, ts, rt) if scalars else None
         if op is Op.CALL_JIT:
+            body = self.inlined.get(ins)
+            if body is not None:
+                return self.call_inlined(ins, body, a)
             return self.call_jit(ins, a, ts, rt)
         if op is Op.CALL_NUMPY:
             return self.numpy_new(ins, a, ts, rt)
@@ -547,15 +561,18 @@ def compile_native(dispatcher, spec) -> NativeCode:
     if spec.core_cell is None:
         spec.core_cell = ctypes.c_void_p(0)
     impure: frozenset = frozenset()
+    no_inline: frozenset = frozenset()
     try:
         while True:
             mod = _Module()
-            gen = FunctionCodegen(mod, dispatcher, spec, name, impure)
+            gen = FunctionCodegen(mod, dispatcher, spec, name, impure, no_inline)
             try:
                 core = gen.generate()
                 break
             except ImpureLoop as e:
                 impure = impure | {e.header}
+            except NotInlined as e:
+                no_inline = no_inline | {e.ins}
         if f"@{name}_core(" in core.split("\n", 1)[1]:
             core = _unroll_recursion(core, f"{name}_core")
         mod.functions.insert(0, core)

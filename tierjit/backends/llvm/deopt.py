@@ -237,7 +237,8 @@ class DeoptOps:
                 continue
             entries = [e for b in self.fn.blocks if b not in body
                        for e in b.terminator.targets if e.block is h]
-            if len(entries) != 1 or any(i.op in impure for b in body for i in b.instrs):
+            if len(entries) != 1 or any(i.op in impure and i not in self.inlined
+                                        for b in body for i in b.instrs):
                 continue
             for b in body:
                 self.region_of[b] = h
