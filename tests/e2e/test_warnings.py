@@ -56,6 +56,32 @@ def quotient_of_inf(a, b):
     return s
 
 
+def running(a, b):
+    s = a[0] * 0.0
+    for i in range(a.shape[0]):
+        s += a[i]                     # the sum overflows, then inf - inf is NaN: two warnings
+    for i in range(b.shape[0]):
+        s = b[i] - s                  # the accumulator as the subtrahend
+    return s
+
+
+def quotients(a):
+    q = a[0]
+    for i in range(1, a.shape[0]):
+        q = q / a[i]                  # divide by zero, then inf / inf
+    return q
+
+
+def nested(a, n):
+    s = a[0] * 0.0
+    for i in range(a.shape[0]):
+        t = a[i]
+        for k in range(n):            # an inner loop polls with the outer sum in flight
+            t = t * a[i]
+        s += t
+    return s
+
+
 def _record(fn, *args):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
@@ -70,6 +96,12 @@ def _record(fn, *args):
     (dot_overflow, (np.array([1.0, 1e300, 2.0]), np.array([1.0, 1e10, 3.0]))),
     (dot_store, (np.array([1.0, 1e300, 2.0]), np.array([1.0, 1e10, 3.0]), np.zeros(3))),
     (quotient_of_inf, (np.array([1.0, 2.0]), np.array([3.0, 1e200]))),
+    (running, (np.array([1e308, 1e308, -np.inf, 1.0]), np.array([1.0, 2.0]))),
+    (running, (np.array([1.0, 2.0]), np.array([1e308, -1e308, 1e308]))),
+    (quotients, (np.array([1.0, 2.0, 0.0, 5.0]),)),
+    (nested, (np.array([1.5, 2.0, 1e100]), 3)),
+    (nested, (np.array([1.0, -1.0, 1.0 + 1e-12]), 3000)),
+    (quotients, (np.array([np.inf, 2.0, np.inf]),)),
     (quotient_of_inf, (np.array([1.0, 1e300]), np.array([3.0, 1e-10]))),
 ])
 def test_warnings_match_cpython(fn, args):

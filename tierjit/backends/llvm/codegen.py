@@ -131,6 +131,8 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
         self.region_of: dict[Block, Block] = {}
         self.region_slots: dict[Block, tuple[str, str]] = {}
         self.region_fs: dict[Block, int] = {}
+        self.region_accumulators: dict[Block, list[Value]] = {}   # see find_accumulators
+        self.unchecked: set[Instr] = set()     # their updates, checked when the loop is left
         self.fs_subst: dict[int, dict[Value, Value]] = {}
         self.writes_arrays = any(i.op is Op.SETITEM for b in self.fn.blocks for i in b.instrs)
         self.resume_obj = functools.partial(_resume, dispatcher, spec)
@@ -210,7 +212,7 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
     def edge(self, target: Block, args: list[Value]) -> None:
         vals = [self.coerce(self.vals[a], a.type, p.type) for a, p in zip(args, target.params)]
         if target in self.dom[self.cur_block_index[0]]:
-            self.poll_signals()               # a loop's back edge
+            self.poll_signals(dict(zip(target.params, vals)))     # a loop's back edge
         into = self.region_of.get(target)
         if self.cur_region is not None and into is not self.cur_region:
             self.flush_region(self.cur_region)    # leaving a pure loop
@@ -309,6 +311,11 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
             self.lines[self.block_start[b]:self.block_start[b]] = phis
 
     # -- instructions ---------------------------------------------------------------------
+    @property
+    def cur_ins(self) -> Instr | None:
+        b, i = self.cur_block_index
+        return b.instrs[i] if b is not None else None
+
     def side_effect(self, ins: Instr) -> bool:
         """A store or a call that is not generated in place: it ends a region."""
         return ins.op in _SIDE_EFFECTS and ins not in self.inlined

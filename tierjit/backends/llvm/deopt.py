@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from ...ir.nodes import Block, Value
 from ...ir.ops import Op
-from ...types.lattice import ArrayT, Scalar
-from .lltypes import ll
+from ...types.lattice import ArrayT, Scalar, UnionT
+from .lltypes import kind, ll, union_members
 
 POLL_PERIOD = 1024          # loop back edges between two checks for pending signals
+_ACCUMULATE = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV})
 
 # Branch weights for a condition that is almost never true (a guard failing, a call raising)
 # or almost always true (a type check passing): they let LLVM lay the cold paths out of line
@@ -64,6 +65,10 @@ class DeoptOps:
         dropped. In `s += a[i] * b[i]` only the sum is tested."""
         if self.pending_fs is not None and self.pending_fs != self.cur_fs:
             self.flush()
+        if self.cur_ins in self.unchecked:        # checked when its loop is left
+            for o in operands:
+                self.nan_terms.pop(o, None)
+            return
         d = self.emit(f"fsub {ll_type} {x}, {x}")
         if ll_type == "float":
             d = self.emit(f"fpext float {d} to double")
@@ -104,11 +109,25 @@ class DeoptOps:
             self.branch_to_deopt(cond)
             self.cur_fs = saved
 
-    def flush_region(self, h: Block) -> None:
-        """Leaving the pure loop of h: deoptimise to its entry if any of its guards failed."""
+    def flush_region(self, h: Block, values: dict | None = None) -> None:
+        """Leaving the pure loop of h (or polling in it): deoptimise to its entry if any of
+        its guards failed or an accumulator (find_accumulators) is not finite. `values`
+        are the values a back edge passes to its header's parameters: on h's own back
+        edges, the accumulators' latest values are not the parameters yet."""
         flag, nan = self.region_slots[h]
         f = self.emit(f"load i1, ptr {flag}")
-        n = self.emit(f"fcmp uno double {self.emit(f'load double, ptr {nan}')}, 0.0")
+        total = self.emit(f"load double, ptr {nan}")
+        for p in self.region_accumulators.get(h, ()):
+            x = (values or {}).get(p, self.vals[p])
+            t = p.type
+            if isinstance(t, UnionT):               # float | numpy.float64: the double
+                x = self.emit(f"extractvalue {ll(t)} {x}, 0")
+                t = union_members(t)[0]
+            d = self.emit(f"fsub {ll(t)} {x}, {x}")
+            if ll(t) == "float":
+                d = self.emit(f"fpext float {d} to double")
+            total = self.emit(f"fadd double {total}, {d}")
+        n = self.emit(f"fcmp uno double {total}, 0.0")
         self.cur_fs, saved = self.region_fs[h], self.cur_fs
         self.branch_to_deopt(self.emit(f"or i1 {f}, {n}"))
         self.cur_fs = saved
@@ -203,10 +222,11 @@ class DeoptOps:
 
     # -- values and edges -----------------------------------------------------------------
 
-    def poll_signals(self) -> None:
+    def poll_signals(self, values: dict) -> None:
         """Every POLL_PERIOD back edges, let CPython run pending signal handlers, so Ctrl-C
         interrupts a long native loop with KeyboardInterrupt (status 1: exception set), and
-        test a pure loop's pending guards."""
+        test a pure loop's pending guards. `values`: the loop parameters' values on the
+        back edge."""
         self.declare("declare i32 @PyErr_CheckSignals()")
         c = self.emit(f"load i32, ptr {self.poll_count}")
         c1 = self.emit(f"add i32 {c}, 1")
@@ -220,7 +240,7 @@ class DeoptOps:
             # loop's own exit test depends on the value that broke it (x = x * 3 wrapping),
             # it would never leave. Testing here too bounds the pointless work to
             # POLL_PERIOD iterations, which change nothing tier 0 can see.
-            self.flush_region(self.cur_region)
+            self.flush_region(self.cur_region, values)
         raised = self.emit("call i32 @PyErr_CheckSignals()")
         self.propagate_error_if(self.emit(f"icmp ne i32 {raised}, 0"))
         self.emit_void(f"br label %{cont}")
@@ -246,6 +266,47 @@ class DeoptOps:
             fs = self.fs.at(h, 0)
             self.region_fs[h] = fs
             self.fs_subst[fs] = {}
+            self.find_accumulators(h, body)
+
+    def find_accumulators(self, h: Block, body: set) -> None:
+        """Float parameters of pure loop h that each iteration only updates by one add,
+        sub, mul or division (`s += a[i] * b[i]`): their non-finite checks are made once,
+        on the value that leaves the loop (and at each signal poll), not per iteration.
+        Inf and NaN are absorbing under these ops (inf + x is inf or NaN, inf * 0.0 is
+        NaN), so an update that went non-finite leaves a non-finite value behind when the
+        loop is left — only from its header, which is required — and the region's
+        deopt replays the whole loop in tier 0 either way. A division keeps the check of
+        its divisor's own update (x / inf is 0.0) by allowing the parameter only as the
+        dividend."""
+        if any(e.block not in body for b in body if b is not h for e in b.terminator.targets):
+            return
+        uses: dict[Value, int] = {}
+        for b in self.fn.blocks:
+            for ins in b.instrs:
+                for a in ins.args + [x for e in ins.targets for x in e.args]:
+                    uses[a] = uses.get(a, 0) + 1
+        defs = {ins.result: ins for b in body for ins in b.instrs if ins.result is not None}
+        back = [e for b in body for e in b.terminator.targets if e.block is h]
+        for i, p in enumerate(h.params):
+            if not all(isinstance(m, Scalar) and kind(m).cls == "float"
+                       for m in (union_members(p.type) if isinstance(p.type, UnionT)
+                                 else [p.type])):
+                continue
+            updates = []
+            for e in back:
+                r = e.args[i]
+                if r is p:
+                    continue
+                ins = defs.get(r)
+                if ins is None or ins.op not in _ACCUMULATE or uses[r] != 1 or \
+                        p not in ins.args or ins.op is Op.TRUEDIV and ins.args[0] is not p:
+                    break
+                updates.append(ins)
+            else:
+                for ins in updates:
+                    self.unchecked.add(ins)
+                if updates:
+                    self.region_accumulators.setdefault(h, []).append(p)
 
     def note_region_entry(self, h: Block, args: list[Value]) -> None:
         """The region's frame state resumes h with the values its parameters enter with."""
