@@ -82,6 +82,20 @@ def nested(a, n):
     return s
 
 
+def read_modify_write(v, x, y):
+    for i in range(v.shape[0] - 1):
+        v[i] += x[i]                  # stored, then undone when the next check fails
+        v[i + 1] += x[i] * y          # overflows for a big y
+        v[i] -= 1.0
+    return v
+
+
+def aliased(v, i, j, y):
+    v[i] = v[j] + 1.0
+    v[j] = v[i] * y                   # the same element when i == j; overflows
+    return v
+
+
 def _record(fn, *args):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
@@ -100,6 +114,10 @@ def _record(fn, *args):
     (running, (np.array([1.0, 2.0]), np.array([1e308, -1e308, 1e308]))),
     (quotients, (np.array([1.0, 2.0, 0.0, 5.0]),)),
     (nested, (np.array([1.5, 2.0, 1e100]), 3)),
+    (read_modify_write, (np.ones(4), np.array([1.0, 2.0, 3.0]), 1e308)),
+    (read_modify_write, (np.ones(4), np.array([1.0, 2.0, 3.0]), 3.0)),
+    (aliased, (np.array([1.0, 2.0]), 0, 0, 1e308)),
+    (aliased, (np.array([1.0, 2.0]), 0, 1, 1e308)),
     (nested, (np.array([1.0, -1.0, 1.0 + 1e-12]), 3000)),
     (quotients, (np.array([np.inf, 2.0, np.inf]),)),
     (quotient_of_inf, (np.array([1.0, 1e300]), np.array([3.0, 1e-10]))),

@@ -89,8 +89,7 @@ class ArrayOps:
         mt = self.mem_type(t)
         if kind(t.scalar).cls == "bool":
             x = self.emit(f"zext i1 {x} to i8")
-        self.flush()                    # the store must not run after a failed guard
-        self.emit_void(f"store {mt} {x}, ptr {p}, align {min(self.itemsize(t), 8)}")
+        self.store_undoably(mt, x, p, min(self.itemsize(t), 8))
 
     def store_value(self, v: str, src: Kind, dst: Kind, vt: Scalar) -> str:
         """NumPy's conversion for `a[i] = v`, where it is exact and silent; otherwise

@@ -122,6 +122,8 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
         self.deopt_buffer = 0               # slots of %deoptbuf (deopt_body)
         self.cur_block_index: tuple = (None, None)
         self.ended_region = False
+        self.undo: list[tuple] = []           # stores since the region's start (store_undoably)
+        self.undo_blocks: list[tuple] = []     # (label, stores to undo, frame state)
         self.uses_owned = False
         self.pending: str | None = None      # deferred guard condition (see deopt_if)
         self.nan_terms: dict[str, str] = {}  # deferred non-finite checks (defer_non_finite)
@@ -251,11 +253,13 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
             for p in b.params:
                 self.vals[p] = f"%v{p.id}"
             region = 0
+            self.undo = []
             self.cur_region = self.region_of.get(b)
             for i, ins in enumerate(b.instrs):
                 # Guards of side-effect-free code deoptimise to the start of its region:
                 # tier 0 recomputes those pure ops, and all the region's guards can share
-                # one branch. A store, a call or a call into Python ends a region.
+                # one branch. A call or a call into Python ends a region; a store does
+                # not: a deopt undoes it (DeoptOps.store_undoably).
                 self.cur_block_index = (b, i)
                 if self.cur_region is not None:
                     self.cur_fs = self.region_fs[self.cur_region]
@@ -265,6 +269,7 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
                 self.instr(b, i, ins)
                 if self.ended_region:
                     region = i + 1
+                    self.undo = []
         self.cur_fs, self.cur_region = None, None
         assert self.pending is None and not self.nan_terms, \
             "a guard was left pending past a terminator"
@@ -317,7 +322,7 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
         return b.instrs[i] if b is not None else None
 
     def side_effect(self, ins: Instr) -> bool:
-        """A store or a call that is not generated in place: it ends a region."""
+        """A call that is not generated in place: it ends a region."""
         return ins.op in _SIDE_EFFECTS and ins not in self.inlined
 
     def instr(self, b: Block, i: int, ins: Instr) -> None:
@@ -541,7 +546,8 @@ def _index_facts(ins: Instr, values: list[Value]) -> list:
             for d, v in enumerate(values)]
 
 
-_SIDE_EFFECTS = frozenset({Op.SETITEM, Op.CALL_JIT})
+# what ends a region of guards; a store does not (DeoptOps.store_undoably)
+_SIDE_EFFECTS = frozenset({Op.CALL_JIT})
 
 
 def _may_deopt(ins: Instr) -> bool:

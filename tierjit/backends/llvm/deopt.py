@@ -133,12 +133,27 @@ class DeoptOps:
         self.cur_fs = saved
 
     def branch_to_deopt(self, cond: str) -> None:
+        """Deoptimise to the current frame state when cond holds, through a block that
+        first undoes the stores made since that frame state (see `store_undoably`)."""
         ok = self.new_label("ok")
-        target = f"deopt{self.cur_fs}"
-        self.deopt_sites.setdefault(self.cur_fs, [])
+        if self.undo:
+            target = self.new_label("undo")
+            self.undo_blocks.append((target, list(self.undo), self.cur_fs))
+        else:
+            target = f"deopt{self.cur_fs}"
+            self.deopt_sites.setdefault(self.cur_fs, []).append((self.cur_label, None))
         self.emit_void(f"br i1 {cond}, label %{target}, label %{ok}{RARELY}")
-        self.deopt_sites[self.cur_fs].append((self.cur_label, None))
         self.start(ok)
+
+    def store_undoably(self, ty: str, x: str, p: str, align: int) -> None:
+        """Store x at p, keeping the old value: a store does not end its block's region
+        of guards, which go on waiting past it (one test for all the checks of
+        `vel[k] -= dx * m; vel[k + 1] -= dy * m; ...`). A deopt to the region's frame
+        state restores the old values, last store first, and tier 0 makes the stores
+        again. Nothing else can see memory in between: native code holds the GIL."""
+        old = self.emit(f"load {ty}, ptr {p}, align {align}")
+        self.undo.append((ty, p, old, align))
+        self.emit_void(f"store {ty} {x}, ptr {p}, align {align}")
 
     def deopt_unless(self, cond: str, defer: bool = True) -> None:
         self.deopt_if(self.emit(f"xor i1 {cond}, true"), defer)
@@ -150,6 +165,12 @@ class DeoptOps:
         self.emit_void(f"br label %objdeopt{fs}")
 
     def emit_deopt_blocks(self) -> None:
+        for label, undo, fs in self.undo_blocks:
+            self.start(label)
+            for ty, p, old, align in reversed(undo):
+                self.emit_void(f"store {ty} {old}, ptr {p}, align {align}")
+            self.deopt_sites.setdefault(fs, []).append((label, None))
+            self.emit_void(f"br label %deopt{fs}")
         for fs, sites in self.deopt_sites.items():
             state = self.fs.states[fs]
             plain = [s for s in sites if s[1] is None]

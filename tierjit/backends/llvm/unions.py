@@ -73,7 +73,7 @@ class UnionOps:
         from ...types.rules import result_type
         texts, results = set(), []
         saved = (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-                 self.pending, self.nan_terms, self.pending_fs)
+                 self.pending, self.nan_terms, self.pending_fs, self.undo, self.undo_blocks)
         try:
             for combo in combos:
                 crt = result_type(ins.op, list(combo), ins.attr, _no_callee)
@@ -82,6 +82,7 @@ class UnionOps:
                 self.lines, self.tmp, self.labels = [], itertools.count(), itertools.count()
                 self.deopt_sites = {k: list(v) for k, v in saved[4].items()}
                 self.pending, self.nan_terms, self.pending_fs = None, {}, None
+                self.undo, self.undo_blocks = list(saved[8]), list(saved[9])
                 r = self.lower_one(ins, payloads, list(combo), crt)
                 if r is None:
                     return False, None, None
@@ -91,5 +92,5 @@ class UnionOps:
             return False, None, None
         finally:
             (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-             self.pending, self.nan_terms, self.pending_fs) = saved
+             self.pending, self.nan_terms, self.pending_fs, self.undo, self.undo_blocks) = saved
         return len(texts) == 1, None, results
