@@ -75,6 +75,7 @@ class _Body:
 
     def __init__(self):
         self.lines: list[str] = []
+        self.cold: list[str] = []       # the guards' exits, after the body (see guard)
         self.n = itertools.count()
 
     def __call__(self, text: str) -> str:
@@ -111,12 +112,14 @@ class _Body:
         self.lines.append(f"  ret i32 {r}")
 
     def guard(self, bad: str, target: str = "DEOPT") -> None:
-        """Continue only when `bad` is false; else continue at target (a deopt stub)."""
+        """Continue only when `bad` is false; else continue at target (a deopt stub). The
+        weights put the failing side out of line, so that it becomes a conditional jump to
+        the stub (`jo DEOPT`) and the common path falls through, with no taken branch."""
         ok, no = f"ok{next(self.n)}", f"no{next(self.n)}"
         self.do(f"br i1 {bad}, label %{no}, label %{ok}")
-        self.label(no)
-        self.jump(target)
         self.label(ok)
+        r = f"%j{next(self.n)}"
+        self.cold += [f"{no}:", f"  {r} = musttail call i32 @{target}(ptr %f)", f"  ret i32 {r}"]
 
     def finite(self, x: str) -> str:
         ax = self(f"call double @llvm.fabs.f64(double {x})")
@@ -127,8 +130,8 @@ _STENCILS: dict[str, str] = {}
 
 
 def _stencil(name: str, body: _Body, sig: str = "ptr %f", ret: str = "i32") -> None:
-    _STENCILS[name] = (f"define {ret} @st_{name}({sig}) #0 {{\n" + "\n".join(body.lines)
-                       + "\n}\n")
+    _STENCILS[name] = (f"define {ret} @st_{name}({sig}) #0 {{\n"
+                       + "\n".join(body.lines + body.cold) + "\n}\n")
 
 
 def _binary(name: str, a_ty: str, b_ty: str, compute) -> None:
