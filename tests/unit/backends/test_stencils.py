@@ -511,3 +511,39 @@ def _pieces_of(py, args) -> set:
     jf = tierjit.jit(py, tier="baseline")
     jf(*args)
     return {n for n, _ in tierjit.runtime.dispatch.dispatcher_of(jf).latest().native.pieces}
+
+
+def test_hoisted_bounds_check_is_checked_once_before_the_loop():
+    """GUARD_INBOUNDS (passes/bounds.py) deoptimises before the loop when some iteration
+    would index out of bounds: tier 0 then runs the loop, with CPython's side effects and
+    IndexError; the accesses it covers are copied without checks."""
+    import numpy as np
+
+    import tierjit
+
+    def fill(a, n, k):
+        for i in range(n):
+            a[2 * i + 1] = i * 0.5
+        return a[k]
+
+    def until_negative(a, b, n):
+        s = 0.0
+        for i in range(n):
+            if a[i] < 0:
+                break
+            for j in range(n):
+                s += a[i] * b[j, i]
+        return s
+
+    jf = tierjit.jit(fill, tier="baseline")
+    for size, n, k in [(9, 4, -2), (9, 5, 3), (9, 0, -9), (1, 1, 0), (8, 4, 7), (8, 5, 0)]:
+        want_a, got_a = np.zeros(size), np.zeros(size)
+        assert repr(_outcome(jf, (got_a, n, k))) == repr(_outcome(fill, (want_a, n, k)))
+        assert got_a.tolist() == want_a.tolist(), (size, n, k)
+    ju = tierjit.jit(until_negative, tier="baseline")
+    a = np.array([1.0, 2.0, -1.0, 4.0])
+    b = np.arange(16.0).reshape(4, 4)
+    for n in (0, 2, 3, 4, 5):
+        assert repr(_outcome(ju, (a, b, n))) == repr(_outcome(until_negative, (a, b, n)))
+    assert "setitem1_f64_u" in _pieces_of(fill, (np.zeros(9), 4, 0))
+    assert {"guard_inbounds", "getitem2_f64_u"} <= _pieces_of(until_negative, (a, b, 2))

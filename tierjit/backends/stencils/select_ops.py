@@ -31,8 +31,14 @@ class OpSelection:
         args = ins.args
         ts = [a.type for a in args]
         o = self.offset
-        if op is Op.CONST or op is Op.GUARD_INBOUNDS:
-            return              # (baseline code checks every access itself)
+        if op is Op.CONST:
+            return
+        if op is Op.GUARD_INBOUNDS:
+            # checked here, once before the loop: the accesses it covers check nothing
+            arr, x, n = args
+            h = self.add("guard_inbounds", A=o[x], B=o[arr] + 16 + 8 * ins.attr, D=o[n])
+            self.deopt(h, b, i)
+            return
         v = op._value_
         base = _ARITH_V.get(v)
         if base is not None and len(args) == 2:
@@ -204,7 +210,16 @@ class OpSelection:
         holes = {"A": self.offset[arr]}
         for hole, x in zip(("B", "D", "E"), idx):
             holes[hole] = self.offset[x]
-        return t, fr.ELEM_KINDS[t.dtype], holes
+        # the checks every index needs: none when a GUARD_INBOUNDS proved them all in
+        # bounds, no wrap-around when none can be negative (see templates.INDEX_MODES)
+        if len(ins.inbounds) == len(idx):
+            mode = "_u"
+        elif all(d in ins.inbounds or x.range is not None and x.range[0] >= 0
+                 for d, x in enumerate(idx)):
+            mode = "_nn"
+        else:
+            mode = ""
+        return t, fr.ELEM_KINDS[t.dtype], mode, holes
 
     def getitem(self, b: Block, i: int, ins: Instr) -> bool:
         if isinstance(ins.args[0].type, TupleT) and isinstance(ins.attr, int):
@@ -218,8 +233,8 @@ class OpSelection:
         e = self.element(ins)
         if e is None:
             return False
-        t, kind, holes = e
-        h = self.add(f"getitem{t.ndim}_{kind}", C=self.offset[ins.result], **holes)
+        t, kind, mode, holes = e
+        h = self.add(f"getitem{t.ndim}_{kind}{mode}", C=self.offset[ins.result], **holes)
         self.deopt(h, b, i)
         return True
 
@@ -227,7 +242,7 @@ class OpSelection:
         e = self.element(ins)
         if e is None:
             return False
-        t, kind, holes = e
+        t, kind, mode, holes = e
         v = ins.args[-1]
         vt = v.type
         if kind == "f64" and (vt == FLOAT or fr.float_union(vt)
@@ -241,7 +256,7 @@ class OpSelection:
             name = kind
         else:
             return False
-        h = self.add(f"setitem{t.ndim}_{name}", C=self.offset[v], **holes)
+        h = self.add(f"setitem{t.ndim}_{name}{mode}", C=self.offset[v], **holes)
         self.deopt(h, b, i)
         return True
 

@@ -598,25 +598,33 @@ ARRAY_SLOTS = 8
 NPY_WRITEABLE = 0x0400
 
 
-def _element(b: _Body, ndim: int) -> str:
-    """Address of a[i, j, k] (indices in slots B, D, E), with Python's negative indices and a
-    bounds guard."""
+# How an element access treats its indices: "" Python's negative indices and a bounds guard
+# per index; "_nn" every index is known non-negative (value ranges): the guard only; "_u"
+# every index is proven in bounds by a GUARD_INBOUNDS before the loop: no check at all.
+INDEX_MODES = ("", "_nn", "_u")
+
+
+def _element(b: _Body, ndim: int, mode: str = "") -> str:
+    """Address of a[i, j, k] (indices in slots B, D, E), checked as `mode` says."""
     offset = "0"
     for d, hole in enumerate(("B", "D", "E")[:ndim]):
-        i = b.load("i64", hole)
-        n = b.load("i64", "A", 16 + 8 * d)
-        j = b(f"select i1 {b(f'icmp slt i64 {i}, 0')}, i64 {b(f'add i64 {i}, {n}')}, i64 {i}")
-        b.guard(b(f"icmp uge i64 {j}, {n}"))
+        j = b.load("i64", hole)
+        if mode != "_u":
+            n = b.load("i64", "A", 16 + 8 * d)
+            if mode == "":
+                wrapped = b(f"add i64 {j}, {n}")
+                j = b(f"select i1 {b(f'icmp slt i64 {j}, 0')}, i64 {wrapped}, i64 {j}")
+            b.guard(b(f"icmp uge i64 {j}, {n}"))
         stride = b.load("i64", "A", 40 + 8 * d)
         offset = b(f"add i64 {offset}, {b(f'mul i64 {j}, {stride}')}")
     return b(f"getelementptr i8, ptr {b.load('ptr', 'A', 8)}, i64 {offset}")
 
 
 def _array_stencils() -> None:
-    for ndim in (1, 2, 3):
+    for ndim, mode in itertools.product((1, 2, 3), INDEX_MODES):
         for name, (mem, widen) in ELEMS.items():
             b = _Body()
-            v = b(f"load {mem}, ptr {_element(b, ndim)}, align 1")
+            v = b(f"load {mem}, ptr {_element(b, ndim, mode)}, align 1")
             if name == "b1":
                 v = b(f"zext i1 {b(f'icmp ne i8 {v}, 0')} to i64")
                 ty = "i64"
@@ -627,7 +635,7 @@ def _array_stencils() -> None:
                 ty = mem
             b.store(ty, v, "C")
             b.jump("NEXT")
-            _stencil(f"getitem{ndim}_{name}", b)
+            _stencil(f"getitem{ndim}_{name}{mode}", b)
         # stores: a double into f64, an i64 (range-checked) into ints, a bool into b1
         for name, (mem, _widen) in ELEMS.items():
             if name == "f32":
@@ -646,19 +654,27 @@ def _array_stencils() -> None:
                               else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1))
                     b.guard(b(f"or i1 {b(f'icmp slt i64 {v}, {lo}')}, {b(f'icmp sgt i64 {v}, {hi}')}"))
                     v = b(f"trunc i64 {v} to {mem}")
-            b.do(f"store {mem} {v}, ptr {_element(b, ndim)}, align 1")
+            b.do(f"store {mem} {v}, ptr {_element(b, ndim, mode)}, align 1")
             b.jump("NEXT")
-            _stencil(f"setitem{ndim}_{name}", b)
+            _stencil(f"setitem{ndim}_{name}{mode}", b)
     # an int (exactly representable) into a float64 array
-    for ndim in (1, 2, 3):
+    for ndim, mode in itertools.product((1, 2, 3), INDEX_MODES):
         b = _Body()
         obj = b.load("ptr", "A")
         flags = b(f"load i32, ptr {b(f'getelementptr i8, ptr {obj}, i64 64')}, align 4")
         b.guard(b(f"icmp eq i32 {b(f'and i32 {flags}, {NPY_WRITEABLE}')}, 0"))
         v = b(f"sitofp i64 {b.load('i64', 'C')} to double")
-        b.do(f"store double {v}, ptr {_element(b, ndim)}, align 1")
+        b.do(f"store double {v}, ptr {_element(b, ndim, mode)}, align 1")
         b.jump("NEXT")
-        _stencil(f"setitem{ndim}_f64_from_int", b)
+        _stencil(f"setitem{ndim}_f64_from_int{mode}", b)
+    # GUARD_INBOUNDS (passes/bounds.py): a loop's accesses are in bounds for every
+    # iteration when its last index A is below the dimension B, or it runs no iteration
+    # (count D): checked once before the loop
+    b = _Body()
+    x, n, count = b.load("i64", "A"), b.load("i64", "B"), b.load("i64", "D")
+    b.guard(b(f"and i1 {b(f'icmp sgt i64 {count}, 0')}, {b(f'icmp sge i64 {x}, {n}')}"))
+    b.jump("NEXT")
+    _stencil("guard_inbounds", b)
 
 
 # -- the core prologue and the vectorcall entry (shared_ir.py) -----------------------------------
