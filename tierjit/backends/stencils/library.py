@@ -61,6 +61,10 @@ class Library:
     data: bytes                 # the object's read-only constants, shared by every stencil
     key: dict
     source: str                 # "cache" or "built"
+    # per stencil, the names of its holes: selection asks for a deopt stub only where a
+    # stencil has a DEOPT hole (a float add in Python's flavour, an access proven in bounds
+    # have none)
+    hole_names: dict[str, frozenset[str]]
 
 
 def cache_dir() -> Path:
@@ -192,7 +196,8 @@ def parse(obj: bytes, key: dict, source: str) -> Library:
                 if h.offset == len(code) - 4 and h.target in ("NEXT", "JT", "JF"):
                     tail, tail_target = len(code) - 5, h.target
         stencils[sym.name[3:]] = Stencil(sym.name[3:], code, tuple(holes), tail, tail_target)
-    return Library(stencils, bytes(data), key, source)
+    names = {n: frozenset(h.target for h in st.holes) for n, st in stencils.items()}
+    return Library(stencils, bytes(data), key, source, names)
 
 
 def load(rebuild: bool = False) -> Library:

@@ -18,7 +18,7 @@ from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import Op
 from ...ir.verifier import dominators, predecessors
 from ...types.lattice import BOOL, ArrayT, Scalar, TupleT, Type
-from . import frame as fr
+from . import frame as fr, library
 from .emit import Label
 from .kinds import _CMP, _CMP_V, _NO_SHARE_V, _is_float, _is_int, kind, width
 from .select_ops import SIMPLE, OpSelection
@@ -35,6 +35,7 @@ class Selection(OpSelection):
         self.fn = fn
         self.ret_type = ret_type
         self.fs = States(fn)
+        self.hole_names = library.load().hole_names
         # pieces 0 and 1 are the function's entry and core thunks (code.py)
         self.pieces: list[tuple[str, dict]] = [("", {}), ("", {})]
         self.offset: dict[Value, int] = {}
@@ -176,7 +177,13 @@ class Selection(OpSelection):
         self.pieces.append((name, holes))
         return holes
 
-    def deopt(self, holes: dict, b: Block, i: int, hole: str = "DEOPT") -> int:
+    def deopt(self, holes: dict, b: Block, i: int, hole: str = "DEOPT") -> int | None:
+        """The deopt stub of the frame state before b.instrs[i] into `hole` of the piece
+        just added; none (and None) when that stencil has no such hole."""
+        name, last = self.pieces[-1]
+        assert last is holes
+        if hole not in self.hole_names[name]:
+            return None
         n = self.fs.at(b, i)
         self.fixups.append((holes, hole, ("fs", n)))
         return n

@@ -69,7 +69,8 @@ class OpSelection:
                 if kr == "union":
                     self.add("tag_or", TA=self.tag(x), TB=self.tag(y), TC=o[r] + 8)
                 elif not converts and name not in ("floordiv_ii", "mod_ii"):
-                    SIMPLE[v, id(x.type), id(y.type), id(r.type)] = (name, True)
+                    SIMPLE[v, id(x.type), id(y.type), id(r.type)] = (
+                        name, "DEOPT" in self.hole_names[name])
                     _SIMPLE_TYPES.extend((x.type, y.type, r.type))
                 return
         elif v in _CMP_V:
