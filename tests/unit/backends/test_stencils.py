@@ -497,6 +497,7 @@ def test_fused_multiply_add_and_mixed_int_float_ops_match_python():
     a, b = np.arange(10.0), np.linspace(0.5, 3.0, 10)
     jd = tierjit.jit(dot, tier="baseline")
     assert jd(a, b) == dot(a, b) and type(jd(a, b)) is type(dot(a, b))
+    assert "addmul_ffn" in _pieces_of(dot, (a, b))      # into a float | np.float64 sum
 
 
 def _outcome(f, args):

@@ -258,8 +258,8 @@ class Selection(OpSelection):
 
     def mul_add(self, b: Block, i: int, mul: Instr, add: Instr) -> bool:
         """`a * b + c` (or `c + a * b`) as one stencil when the product is used only by the
-        addition right after it (constants aside), both on ints or both on floats of one flavour, with no
-        conversion and no union result."""
+        addition right after it (constants aside), both on ints or both on floats of one
+        flavour, with no conversion and no union result."""
         r = mul.result
         if add.op is not Op.ADD or self.uses.get(r) != 1:
             return False
@@ -275,8 +275,10 @@ class Selection(OpSelection):
                  kind(add.result.type))
         m = self.arith("mul", kinds[0], kinds[1], kinds[2])
         a = self.arith("add", kinds[2], kinds[3], kinds[4])
-        if m is None or a != "add" + m[3:] or "union" in kinds \
-                or m[-1] in "pn" and not _FLOAT_KINDS.issuperset(kinds):
+        # operands may be float | np.float64 (the stencil reads their double: a loop's
+        # `s += a[i] * b[i]`), results not (they would need a tag)
+        if m is None or a != "add" + m[3:] or "union" in (kinds[2], kinds[4]) \
+                or m[-1] in "pn" and not _DOUBLE_OPERANDS.issuperset(kinds):
             return False
         o = self.offset
         h = self.add(f"{fused}_{m[4:]}", A=o[x], B=o[y], D=o[other], C=o[add.result])
@@ -420,6 +422,7 @@ def _layout(fn: Function) -> list[Block]:
 _DOUBLE, _I64 = struct.Struct("<d"), struct.Struct("<q")
 _FLOAT_KINDS = frozenset({"float", "npf64", "npf32"})
 _DOUBLE_KINDS = frozenset({"float", "npf64"})        # what a float union's double holds
+_DOUBLE_OPERANDS = _FLOAT_KINDS | {"union"}
 _INT_KINDS = frozenset({"int", "bool", "npint"})
 
 
