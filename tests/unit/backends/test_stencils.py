@@ -548,3 +548,24 @@ def test_hoisted_bounds_check_is_checked_once_before_the_loop():
         assert repr(_outcome(ju, (a, b, n))) == repr(_outcome(until_negative, (a, b, n)))
     assert "setitem1_f64_u" in _pieces_of(fill, (np.zeros(9), 4, 0))
     assert {"guard_inbounds", "getitem2_f64_u"} <= _pieces_of(until_negative, (a, b, 2))
+
+
+def test_int_ops_proven_by_value_ranges_have_no_overflow_guard():
+    """add/sub/mul whose operands' ranges (passes/ranges.py) bound the result within 64 bits
+    are copied without the overflow guard (*_iu); the others keep it and still deoptimise
+    into Python's big ints."""
+    import tierjit
+
+    def f(n, big):
+        s = 0
+        for i in range(n):
+            a = i & 1023
+            c = a * (a - 5)
+            d = c - a
+            s += d * big
+        return s
+
+    jf = tierjit.jit(f, tier="baseline")
+    for n, big in [(0, 1), (10, 3), (2000, 7), (50, 2**60), (3, -2**63)]:
+        assert jf(n, big) == f(n, big)
+    assert {"mul_iu", "sub_iu", "add_ii"} <= _pieces_of(f, (10, 3))

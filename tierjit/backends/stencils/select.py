@@ -17,6 +17,7 @@ from ...errors import Unsupported
 from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import Op
 from ...ir.verifier import dominators, predecessors
+from ...passes.ranges import arith, within_i64
 from ...types.lattice import BOOL, ArrayT, Scalar, TupleT, Type
 from . import frame as fr, library
 from .emit import Label
@@ -226,6 +227,10 @@ class Selection(OpSelection):
                     rule = simple.get((op._value_, id(x.type), id(y.type), id(r.type)))
                     if rule is not None:
                         h = {"A": o[x], "B": o[y], "C": o[r]}
+                        if rule[2] and x.range and y.range \
+                                and within_i64(arith(op, x.range, y.range)):
+                            pieces.append((rule[2], h))     # cannot overflow: no guard
+                            continue
                         pieces.append((rule[0], h))
                         if rule[1]:
                             fixups.append((h, "DEOPT", ("fs", at(b, i))))

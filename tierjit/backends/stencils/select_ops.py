@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...errors import Unsupported
 from ...ir.nodes import Block, Instr, Value
 from ...ir.ops import Op
+from ...passes.ranges import arith, within_i64
 from ...types.lattice import BOOL, FLOAT, INT, ArrayT, TupleT
 from . import frame as fr
 from .kinds import (_ARITH_V, _CMP, _CMP_V, _FLOAT_OPS, _FLOATK, _INTK, _NUMK, _is_float,
@@ -14,11 +15,14 @@ from .kinds import (_ARITH_V, _CMP, _CMP_V, _FLOAT_OPS, _FLOATK, _INTK, _NUMK, _
 from .templates import LIBM_1
 
 
-# (op value, id of each operand's type, id of the result's type) -> (stencil, guarded): the
-# binary ops whose stencil and holes (A, B -> C) follow from their types alone, remembered the
+# (op value, id of each operand's type, id of the result's type) -> (stencil, guarded, the
+# stencil without its overflow guard or None): the binary ops whose stencil and holes
+# (A, B -> C) follow from their types alone (and their operands' ranges), remembered the
 # first time instr() selects one, so that the next is selected without it
-SIMPLE: dict[tuple[str, int, int, int], tuple[str, bool]] = {}
+SIMPLE: dict[tuple[str, int, int, int], tuple[str, bool, str | None]] = {}
 _MIXED = frozenset({"add", "sub", "mul", "truediv"})    # float ops with _if/_fi stencils
+# int ops whose overflow guard value ranges can make unnecessary: the stencil without it
+_UNCHECKED = {"add_ii": "add_iu", "sub_ii": "sub_iu", "mul_ii": "mul_iu"}
 _SIMPLE_TYPES: list = []        # the types SIMPLE's keys name by id, kept alive
 
 
@@ -64,13 +68,20 @@ class OpSelection:
                     a, c = self.as_double(x, b, i), self.as_double(y, b, i)
                 else:
                     a, c = o[x], o[y]
+                unchecked = _UNCHECKED.get(name)
+                if unchecked and x.range and y.range \
+                        and within_i64(arith(op, x.range, y.range)):
+                    self.add(unchecked, A=a, B=c, C=o[r])
+                    SIMPLE[v, id(x.type), id(y.type), id(r.type)] = (name, True, unchecked)
+                    _SIMPLE_TYPES.extend((x.type, y.type, r.type))
+                    return
                 h = self.add(name, A=a, B=c, C=o[r])
                 self.deopt(h, b, i)
                 if kr == "union":
                     self.add("tag_or", TA=self.tag(x), TB=self.tag(y), TC=o[r] + 8)
                 elif not converts and name not in ("floordiv_ii", "mod_ii"):
                     SIMPLE[v, id(x.type), id(y.type), id(r.type)] = (
-                        name, "DEOPT" in self.hole_names[name])
+                        name, "DEOPT" in self.hole_names[name], _UNCHECKED.get(name))
                     _SIMPLE_TYPES.extend((x.type, y.type, r.type))
                 return
         elif v in _CMP_V:

@@ -261,6 +261,9 @@ def _mul_add(flavour: str, ty: str, mul, add) -> None:
 def _int_stencils() -> None:
     for op in ("add", "sub", "mul"):
         _binary(f"{op}_ii", "i64", "i64", _ovf({"add": "sadd", "sub": "ssub", "mul": "smul"}[op]))
+    # the same without the overflow guard, where value ranges prove the result fits
+    for op in ("add", "sub", "mul"):
+        _binary(f"{op}_iu", "i64", "i64", lambda b, x, y, op=op: ("i64", b(f"{op} i64 {x}, {y}")))
     _mul_add(flavour="ii", ty="i64", mul=_ovf("smul"), add=_ovf("sadd"))
     _binary("floordiv_ii", "i64", "i64", _floordiv)
     _binary("mod_ii", "i64", "i64", _mod)
