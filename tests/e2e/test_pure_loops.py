@@ -1,12 +1,18 @@
 """Pure loops (no stores, calls, raises, returns) test their guards at the loop's exit and
 every POLL_PERIOD iterations: a loop whose exit depends on a value that broke a guard must
-still deoptimise and give CPython's answer, not run forever on a wrapped value."""
+still deoptimise and give CPython's answer, not run forever on a wrapped value. Counted pure
+loops run in chunks of POLL_PERIOD iterations, vectorised by LLVM: their float sums must stay
+bit for bit CPython's (added in order), over any number of chunks and at any chunk edge."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 import tierjit
+from tierjit.backends.llvm.deopt import POLL_PERIOD
 
 
 def triple_until(n):
@@ -42,3 +48,61 @@ def test_pure_loop_guard_failures_end_as_cpython(fn, args):
     expected = fn(*args)
     got = tierjit.jit(fn, tier="opt")(*args)
     assert got == expected and type(got) is type(expected)
+
+
+def harmonic(u):
+    s = 0.0
+    for j in range(u.shape[0]):
+        s += 1.0 / (j + 1) * u[j]     # vectorised terms, summed in order
+    return s
+
+
+def roots(n, k):
+    s = 0
+    t = 0.0
+    for i in range(k, n):
+        s += i * i                    # an int sum that may pass 2**63
+        t += math.sqrt(i)
+    return s, t
+
+
+def product_overflow(u):
+    p = u[0] * 0.0 + 1.0
+    for j in range(u.shape[0]):
+        p *= u[j]                     # NumPy overflows to inf somewhere in a later chunk
+    return p
+
+
+SIZES = [0, 1, POLL_PERIOD - 1, POLL_PERIOD, POLL_PERIOD + 1, 3 * POLL_PERIOD + 17]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_chunked_float_sum_is_cpythons(n):
+    u = np.random.default_rng(n).random(n) * 1e3 - 500.0
+    expected = harmonic(u)
+    got = tierjit.jit(harmonic, tier="opt")(u)
+    assert got == expected and type(got) is type(expected)
+
+
+@pytest.mark.parametrize("n, k", [(0, 0), (5000, 3), (3 * 2 ** 31, 3 * 2 ** 31 - 2500),
+                                  (2 ** 32 + 2000, 2 ** 32 - 10)])
+def test_chunked_int_sum_and_overflow(n, k):
+    expected = roots(n, k)
+    got = tierjit.jit(roots, tier="opt")(n, k)
+    assert got == expected and type(got[0]) is int
+
+
+@pytest.mark.parametrize("at", [10, POLL_PERIOD - 1, POLL_PERIOD, 2 * POLL_PERIOD + 5])
+def test_chunked_loop_deopts_in_a_later_chunk(at):
+    import warnings
+    u = np.full(3 * POLL_PERIOD, 1.0)
+    u[at] = 1e300
+    u[at + 1] = 1e300
+    with warnings.catch_warnings(record=True) as ew:
+        warnings.simplefilter("always")
+        expected = product_overflow(u)
+    with warnings.catch_warnings(record=True) as gw:
+        warnings.simplefilter("always")
+        got = tierjit.jit(product_overflow, tier="opt")(u)
+    assert got == expected and type(got) is type(expected)
+    assert [str(w.message) for w in gw] == [str(w.message) for w in ew]

@@ -37,6 +37,7 @@ from .arrays import ArrayOps
 from .calls import CallOps
 from .deopt import DeoptOps, ImpureLoop
 from .boxing import Boxing
+from .chunks import ChunkOps
 from .helpers import HELPERS, NEEDS
 from .inline import InlineOps, NotInlined, inline_body
 from .lltypes import kind, ll, union_members
@@ -92,8 +93,8 @@ class _Module:
         return "\n".join(parts) + "\n"
 
 
-class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing, ArrayOps,
-                      MathOps):
+class FunctionCodegen(DeoptOps, ChunkOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
+                      ArrayOps, MathOps):
     """Generates the core function of one specialisation."""
 
     def __init__(self, mod: _Module, dispatcher, spec, name: str,
@@ -134,6 +135,8 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
         self.region_slots: dict[Block, tuple[str, str]] = {}
         self.region_fs: dict[Block, int] = {}
         self.region_accumulators: dict[Block, list[Value]] = {}   # see find_accumulators
+        self.chunked: dict[Block, tuple] = {}    # counted pure loops run in chunks (chunks.py)
+        self.chunk_incoming: dict[Block, list] = {}
         self.unchecked: set[Instr] = set()     # their updates, checked when the loop is left
         self.fs_subst: dict[int, dict[Value, Value]] = {}
         self.writes_arrays = any(i.op is Op.SETITEM for b in self.fn.blocks for i in b.instrs)
@@ -211,18 +214,25 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
             return agg
         raise Unsupported(f"a value of type {src} where {dst} is expected")
 
-    def edge(self, target: Block, args: list[Value]) -> None:
+    def edge(self, target: Block, args: list[Value], chunk: str | None = None) -> None:
+        """Jump to target with args; `chunk`: the next chunk of a chunked loop (chunks.py)."""
         vals = [self.coerce(self.vals[a], a.type, p.type) for a, p in zip(args, target.params)]
-        if target in self.dom[self.cur_block_index[0]]:
-            self.poll_signals(dict(zip(target.params, vals)))     # a loop's back edge
         into = self.region_of.get(target)
+        entering = into is not None and into is not self.cur_region
+        polls = target in self.dom[self.cur_block_index[0]]        # a loop's back edge
+        if target in self.chunked:
+            chunk, polls = self.chunk_of_edge(target, vals, chunk, entering)
+        if polls:
+            self.poll_signals(dict(zip(target.params, vals)), counted=target not in self.chunked)
         if self.cur_region is not None and into is not self.cur_region:
             self.flush_region(self.cur_region)    # leaving a pure loop
-        if into is not None and into is not self.cur_region:
+        if entering:
             flag, nan = self.region_slots[into]   # entering one: no guard has failed yet
             self.emit_void(f"store i1 false, ptr {flag}")
             self.emit_void(f"store double 0.0, ptr {nan}")
             self.note_region_entry(into, args)
+        if target in self.chunked:
+            self.chunk_incoming[target].append((self.cur_label, chunk))
         self.incoming[target].append((self.cur_label, vals))
         self.emit_void(f"br label %b{target.id}")
 
@@ -309,7 +319,7 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
         for b in sorted(self.block_start, key=lambda x: -self.block_start[x]):
             if b is self.fn.entry:
                 continue            # its parameters are the function's arguments
-            phis = []
+            phis = self.chunk_phis(b)
             for i, p in enumerate(b.params):
                 inc = ", ".join(f"[{vals[i]}, %{lab}]" for lab, vals in self.incoming[b])
                 phis.append(f"  %v{p.id} = phi {ll(p.type)} {inc}")
@@ -336,9 +346,13 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
             c = self.vals[ins.args[0]]
             lt, lf = self.new_label("then"), self.new_label("else")
             self.emit_void(f"br i1 {c}, label %{lt}, label %{lf}")
-            for lab, e in ((lt, ins.targets[0]), (lf, ins.targets[1])):
-                self.start(lab)
-                self.edge(e.block, e.args)
+            self.start(lt)
+            self.edge(ins.targets[0].block, ins.targets[0].args)
+            self.start(lf)
+            if b in self.chunked:                # a chunk ended: poll and go on, or leave
+                self.chunk_end(b, ins.targets[1])
+            else:
+                self.edge(ins.targets[1].block, ins.targets[1].args)
             return
         if op is Op.RETURN:
             v = ins.args[0]
@@ -364,6 +378,8 @@ class FunctionCodegen(DeoptOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
         ts = [x.type for x in args]
         if op is Op.CONST:
             return self.const(ins.attr, rt)
+        if b in self.chunked and self.chunked[b][2] is ins:
+            return self.chunk_test(ins)
         if (any(isinstance(t, UnionT) for t in ts) or isinstance(rt, UnionT)) and \
                 (rt is None or isinstance(rt, (Scalar, UnionT))):
             ok, r = self.union_op(ins, a, ts, rt)

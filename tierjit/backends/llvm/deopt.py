@@ -243,18 +243,21 @@ class DeoptOps:
 
     # -- values and edges -----------------------------------------------------------------
 
-    def poll_signals(self, values: dict) -> None:
+    def poll_signals(self, values: dict, counted: bool = True) -> None:
         """Every POLL_PERIOD back edges, let CPython run pending signal handlers, so Ctrl-C
         interrupts a long native loop with KeyboardInterrupt (status 1: exception set), and
         test a pure loop's pending guards. `values`: the loop parameters' values on the
-        back edge."""
+        back edge. Not `counted`: every time (a chunked loop's chunk ends)."""
         self.declare("declare i32 @PyErr_CheckSignals()")
-        c = self.emit(f"load i32, ptr {self.poll_count}")
-        c1 = self.emit(f"add i32 {c}, 1")
-        self.emit_void(f"store i32 {c1}, ptr {self.poll_count}")
-        due = self.emit(f"icmp eq i32 {self.emit(f'and i32 {c1}, {POLL_PERIOD - 1}')}, 0")
         check, cont = self.new_label("poll"), self.new_label("polled")
-        self.emit_void(f"br i1 {due}, label %{check}, label %{cont}, !prof !{{!\"branch_weights\", i32 1, i32 {POLL_PERIOD}}}")
+        if counted:
+            c = self.emit(f"load i32, ptr {self.poll_count}")
+            c1 = self.emit(f"add i32 {c}, 1")
+            self.emit_void(f"store i32 {c1}, ptr {self.poll_count}")
+            due = self.emit(f"icmp eq i32 {self.emit(f'and i32 {c1}, {POLL_PERIOD - 1}')}, 0")
+            self.emit_void(f"br i1 {due}, label %{check}, label %{cont}, !prof !{{!\"branch_weights\", i32 1, i32 {POLL_PERIOD}}}")
+        else:
+            self.emit_void(f"br label %{check}")
         self.start(check)
         if self.cur_region is not None:
             # A failed guard in a pure loop is only tested when the loop is left; if the
@@ -288,6 +291,7 @@ class DeoptOps:
             self.region_fs[h] = fs
             self.fs_subst[fs] = {}
             self.find_accumulators(h, body)
+            self.find_chunked(h, body)
 
     def find_accumulators(self, h: Block, body: set) -> None:
         """Float parameters of pure loop h that each iteration only updates by one add,

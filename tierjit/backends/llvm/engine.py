@@ -111,6 +111,9 @@ class LLVMEngine:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         llvm.initialize_native_asmparser()
+        # Vectorise loops whose float sums must stay in order (chunks.py): the terms are
+        # computed in vectors and added one by one, in the program's order.
+        llvm.set_option("tierjit", "-force-ordered-reductions")
         self.cpu_name: str = llvm.get_host_cpu_name()
         self.cpu_features: str = llvm.get_host_cpu_features().flatten()
         self._target = llvm.Target.from_triple(llvm.get_process_triple())

@@ -1,0 +1,96 @@
+"""Counted pure loops run in chunks of POLL_PERIOD iterations (mixed into FunctionCodegen).
+
+A pure loop polls for signals every POLL_PERIOD back edges; a poll is a call, and a loop with
+a call in it is not vectorised. When the loop is counted — its header tests `k < n`, k a
+counter that the back edge increases by one and n fixed before the loop — its test becomes
+`k < chunk`, chunk = min(k + POLL_PERIOD, n) on entry; when a chunk ends before n, the poll
+(and the test of the region's guards) runs once and the next chunk starts. The loop inside a
+chunk has no call, so LLVM can vectorise it (a float sum stays in order: the vectoriser keeps
+ordered reductions ordered). Tier 0 sees the same loop: nothing changes in the IR.
+"""
+
+from __future__ import annotations
+
+from ...ir.nodes import Block, Edge, Instr, Value
+from ...ir.ops import Op
+from ...types.lattice import INT
+from .deopt import POLL_PERIOD
+
+
+class ChunkOps:
+    """Mixed into FunctionCodegen."""
+
+    def find_chunked(self, h: Block, body: set) -> None:
+        """Record pure loop h as chunked when its header is a counted loop's test."""
+        term = h.terminator
+        if term.op is not Op.BRANCH or term.targets[0].block not in body \
+                or term.targets[1].block in body:
+            return
+        cond = next((i for i in h.instrs if i.result is term.args[0]), None)
+        if cond is None or cond.op is not Op.LT:
+            return
+        k, n = cond.args
+        if k not in h.params or k.type != INT or n.type != INT or k.range is None \
+                or n.range is None or k.range[0] < 0 or n.range[0] < 0 \
+                or any(n is x.result for b in body for x in b.instrs) or n in h.params:
+            return
+        uses = sum(a is cond.result for b in self.fn.blocks for x in b.instrs
+                   for a in x.args + [y for e in x.targets for y in e.args])
+        if uses != 1:
+            return
+        i = h.params.index(k)
+        defs = {x.result: x for b in body for x in b.instrs if x.result is not None}
+        for b in body:
+            for e in b.terminator.targets:
+                if e.block is h and not _plus_one(defs.get(e.args[i]), k):
+                    return
+        self.chunked[h] = (k, n, cond)
+        self.chunk_incoming[h] = []
+
+    def chunk_test(self, ins: Instr) -> str:
+        """The header's `k < n` as `k < chunk`."""
+        h = next(b for b, (_, _, c) in self.chunked.items() if c is ins)
+        return self.emit(f"icmp slt i64 {self.vals[ins.args[0]]}, %chunk.{h.id}")
+
+    def chunk_limit(self, k: str, n: str) -> str:
+        """min(k + POLL_PERIOD, n), for 0 <= k and 0 <= n (no overflow)."""
+        left = self.emit(f"sub i64 {n}, {k}")
+        small = self.emit(f"icmp slt i64 {left}, {POLL_PERIOD}")
+        step = self.emit(f"select i1 {small}, i64 {left}, i64 {POLL_PERIOD}")
+        return self.emit(f"add i64 {k}, {step}")
+
+    def chunk_end(self, h: Block, exit_edge: Edge) -> None:
+        """The header's test failed: a chunk ended; start the next (after a poll) or leave."""
+        k, n, _ = self.chunked[h]
+        more = self.emit(f"icmp slt i64 {self.vals[k]}, {self.vals[n]}")
+        again, out = self.new_label("chunk"), self.new_label("chunked")
+        self.emit_void(f"br i1 {more}, label %{again}, label %{out}")
+        self.start(again)
+        self.edge(h, list(h.params), chunk=self.chunk_limit(self.vals[k], self.vals[n]))
+        self.start(out)
+        self.edge(exit_edge.block, exit_edge.args)
+
+    def chunk_of_edge(self, target: Block, vals: list[str], chunk: str | None,
+                      entering: bool) -> tuple[str, bool]:
+        """(the chunk an edge into chunked header `target` passes, whether the edge polls):
+        entering the loop starts the first chunk, a back edge inside a chunk keeps it, and
+        only the edge starting a new chunk (`chunk_end`) polls."""
+        k, n, _ = self.chunked[target]
+        if entering:
+            return self.chunk_limit(vals[target.params.index(k)], self.vals[n]), False
+        if chunk is None:
+            return f"%chunk.{target.id}", False
+        return chunk, True
+
+    def chunk_phis(self, b: Block) -> list[str]:
+        inc = self.chunk_incoming.get(b)
+        if inc is None:
+            return []
+        return [f"  %chunk.{b.id} = phi i64 " + ", ".join(f"[{v}, %{lab}]" for lab, v in inc)]
+
+
+def _plus_one(ins: Instr | None, k: Value) -> bool:
+    if ins is None or ins.op is not Op.ADD or k not in ins.args:
+        return False
+    other = ins.args[1] if ins.args[0] is k else ins.args[0]
+    return other.range == (1, 1)
