@@ -106,3 +106,28 @@ def test_chunked_loop_deopts_in_a_later_chunk(at):
         got = tierjit.jit(product_overflow, tier="opt")(u)
     assert got == expected and type(got) is type(expected)
     assert [str(w.message) for w in gw] == [str(w.message) for w in ew]
+
+
+def steps(n, limit):
+    k = 0
+    while n != 1 and k < limit:
+        if n % 2 == 0:                # both arms computed, the result selected
+            n = n // 2
+        else:
+            n = 3 * n + 1             # passes 2**63 for some starts
+        k += 1
+    return k, n
+
+
+def test_if_else_as_select_fails_only_on_the_arm_taken():
+    """An even n near 2**62 would overflow 3 * n + 1, the arm not taken: no deopt. An odd
+    one overflows in the arm taken: tier 0 finishes with the exact big int."""
+    from tierjit.runtime import events
+    f = tierjit.jit(steps, tier="opt")
+    assert f(27, 10 ** 6) == steps(27, 10 ** 6)
+    n = len(events.events())
+    assert f(2 ** 62, 100) == steps(2 ** 62, 100)
+    assert not [e for e in events.events()[n:] if e.kind == "deopt"]
+    big = 2 ** 62 + 1
+    assert f(big, 1) == steps(big, 1) and steps(big, 1)[1] > 2 ** 63
+    assert f(big, 3) == steps(big, 3)

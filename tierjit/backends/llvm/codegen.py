@@ -43,6 +43,7 @@ from .inline import InlineOps, NotInlined, inline_body
 from .lltypes import kind, ll, union_members
 from .mathfns import MathOps
 from .scalar import ScalarOps, fconst
+from .selects import SelectOps
 from .unions import UnionOps
 
 _counter = itertools.count()
@@ -93,8 +94,8 @@ class _Module:
         return "\n".join(parts) + "\n"
 
 
-class FunctionCodegen(DeoptOps, ChunkOps, CallOps, InlineOps, UnionOps, ScalarOps, Boxing,
-                      ArrayOps, MathOps):
+class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOps, ScalarOps,
+                      Boxing, ArrayOps, MathOps):
     """Generates the core function of one specialisation."""
 
     def __init__(self, mod: _Module, dispatcher, spec, name: str,
@@ -136,6 +137,8 @@ class FunctionCodegen(DeoptOps, ChunkOps, CallOps, InlineOps, UnionOps, ScalarOp
         self.region_fs: dict[Block, int] = {}
         self.region_accumulators: dict[Block, list[Value]] = {}   # see find_accumulators
         self.chunked: dict[Block, tuple] = {}    # counted pure loops run in chunks (chunks.py)
+        self.folded: set[Block] = set()         # if/else arms generated as selects
+        self.predecessors: dict[Block, list[Block]] = {}
         self.chunk_incoming: dict[Block, list] = {}
         self.unchecked: set[Instr] = set()     # their updates, checked when the loop is left
         self.fs_subst: dict[int, dict[Value, Value]] = {}
@@ -214,9 +217,13 @@ class FunctionCodegen(DeoptOps, ChunkOps, CallOps, InlineOps, UnionOps, ScalarOp
             return agg
         raise Unsupported(f"a value of type {src} where {dst} is expected")
 
-    def edge(self, target: Block, args: list[Value], chunk: str | None = None) -> None:
-        """Jump to target with args; `chunk`: the next chunk of a chunked loop (chunks.py)."""
-        vals = [self.coerce(self.vals[a], a.type, p.type) for a, p in zip(args, target.params)]
+    def edge(self, target: Block, args: list[Value], chunk: str | None = None,
+             vals: list[str] | None = None) -> None:
+        """Jump to target with args (or their LLVM values `vals`); `chunk`: the next chunk
+        of a chunked loop (chunks.py)."""
+        if vals is None:
+            vals = [self.coerce(self.vals[a], a.type, p.type)
+                    for a, p in zip(args, target.params)]
         into = self.region_of.get(target)
         entering = into is not None and into is not self.cur_region
         polls = target in self.dom[self.cur_block_index[0]]        # a loop's back edge
@@ -257,7 +264,13 @@ class FunctionCodegen(DeoptOps, ChunkOps, CallOps, InlineOps, UnionOps, ScalarOp
                 self.require_writeable(self.vals[p], p.type)
         self.emit_void("br label %b0")
         # reverse postorder: every value's definition is emitted before its uses
+        self.predecessors = {b: [] for b in self.fn.blocks}
+        for b in self.fn.blocks:
+            for e in b.terminator.targets:
+                self.predecessors[e.block].append(b)
         for b in reverse_postorder(self.fn):
+            if b in self.folded:
+                continue                      # generated as selects (selects.py)
             self.start(f"b{b.id}")
             self.block_start[b] = len(self.lines)
             for p in b.params:
@@ -343,6 +356,10 @@ class FunctionCodegen(DeoptOps, ChunkOps, CallOps, InlineOps, UnionOps, ScalarOp
             self.edge(ins.targets[0].block, ins.targets[0].args)
             return
         if op is Op.BRANCH:
+            join = self.diamond(b, ins)
+            if join is not None:
+                self.branch_as_select(b, ins, join)
+                return
             c = self.vals[ins.args[0]]
             lt, lf = self.new_label("then"), self.new_label("else")
             self.emit_void(f"br i1 {c}, label %{lt}, label %{lf}")
