@@ -642,13 +642,22 @@ def compile_native(dispatcher, spec) -> NativeCode:
 
 
 def _unroll_recursion(core: str, name: str) -> str:
-    """A self-recursive core calls an always-inlined twin that calls the core back, so
-    LLVM inlines one level of the recursion into every call (as gcc does for fib)."""
+    """A self-recursive core calls always-inlined twins that call the core back, so LLVM
+    inlines levels of the recursion into every call (as gcc does for fib): two for a small
+    core (fib's calls are a quarter of the source's), one for a larger one (the code
+    doubles with each)."""
     head, body = core.split("\n", 1)
-    twin_head = head.replace(f"@{name}(", f"@{name}_twin(").replace("define ", "define internal ", 1)
-    twin_head = twin_head[:-2] + " alwaysinline {"
-    return head + "\n" + body.replace(f"@{name}(", f"@{name}_twin(") + "\n" + \
-        twin_head + "\n" + body
+    levels = 2 if body.count("\n") <= SMALL_CORE_LINES else 1
+    out = head + "\n" + body.replace(f"@{name}(", f"@{name}_twin1(")
+    for level in range(1, levels + 1):
+        twin = head.replace(f"@{name}(", f"@{name}_twin{level}(")
+        twin = twin.replace("define ", "define internal ", 1)[:-2] + " alwaysinline {"
+        callee = f"@{name}_twin{level + 1}(" if level < levels else f"@{name}("
+        out += "\n" + twin + "\n" + body.replace(f"@{name}(", callee)
+    return out
+
+
+SMALL_CORE_LINES = 200
 
 
 def _defined(functions: list[str]):
