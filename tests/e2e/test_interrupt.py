@@ -9,31 +9,50 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 SCRIPT = textwrap.dedent("""
     import sys, time
+    import numpy as np
     import tierjit
 
     @tierjit.jit(tier="opt")
-    def spin(n):
+    def spin(a, n):
         s = 0
-        for i in range(n):
-            s = (s + i * 7) % 1000003
+        LOOP
         return s
 
-    spin(10)                        # compiled and native now
+    a = np.zeros(8, np.int64)
+    spin(a, 10)                     # compiled and native now
     print("ready", flush=True)
     try:
-        spin(10 ** 13)              # hours in native code
+        spin(a, 10 ** 13)           # hours in native code
     except KeyboardInterrupt:
         print("interrupted", time.perf_counter(), flush=True)
         sys.exit(0)
     print("finished?!", flush=True)
 """)
 
+LOOPS = {   # each replaces LOOP, indented by 4 in the script
+    # a pure counted loop: run in chunks, polled at each chunk's end
+    "pure": "for i in range(n):\n"
+            "        s = (s + i * 7) % 1000003",
+    # a counted loop that stores: chunked too
+    "stores": "for i in range(n):\n"
+              "        a[i % 8] = (s + i) % 1000003\n"
+              "        s = a[i % 8]",
+    # not counted: polled every POLL_PERIOD back edges
+    "while": "i = 0\n"
+             "    while i < n:\n"
+             "        s = (s + i * 7) % 1000003\n"
+             "        i += 1",
+}
 
-def test_ctrl_c_interrupts_a_native_loop(tmp_path):
+
+@pytest.mark.parametrize("loop", sorted(LOOPS))
+def test_ctrl_c_interrupts_a_native_loop(tmp_path, loop):
     path = tmp_path / "spin.py"
-    path.write_text(SCRIPT)
+    path.write_text(SCRIPT.replace("LOOP", LOOPS[loop]))
     proc = subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"

@@ -1,12 +1,13 @@
-"""Counted pure loops run in chunks of POLL_PERIOD iterations (mixed into FunctionCodegen).
+"""Counted loops run in chunks of POLL_PERIOD iterations (mixed into FunctionCodegen).
 
-A pure loop polls for signals every POLL_PERIOD back edges; a poll is a call, and a loop with
-a call in it is not vectorised. When the loop is counted — its header tests `k < n`, k a
-counter that the back edge increases by one and n fixed before the loop — its test becomes
-`k < chunk`, chunk = min(k + POLL_PERIOD, n) on entry; when a chunk ends before n, the poll
-(and the test of the region's guards) runs once and the next chunk starts. The loop inside a
-chunk has no call, so LLVM can vectorise it (a float sum stays in order: the vectoriser keeps
-ordered reductions ordered). Tier 0 sees the same loop: nothing changes in the IR.
+A loop polls for signals every POLL_PERIOD back edges: a counter to step and test on every
+iteration, and a call, which keeps LLVM from vectorising the loop. When the loop is counted
+— its header tests `k < n`, k a counter that every back edge increases by one and n fixed
+before the loop — its test becomes `k < chunk`, chunk = min(k + POLL_PERIOD, n) on entry;
+when a chunk ends before n, the poll (and, in a pure loop, the test of its guards) runs once
+and the next chunk starts. The loop inside a chunk has no call: a pure one can be vectorised
+(a float sum stays in order: the vectoriser keeps ordered reductions ordered), and any one
+loses the counter. Tier 0 sees the same loop: nothing changes in the IR.
 """
 
 from __future__ import annotations
@@ -20,8 +21,16 @@ from .deopt import POLL_PERIOD
 class ChunkOps:
     """Mixed into FunctionCodegen."""
 
+    def find_chunked_loops(self) -> None:
+        """Chunk the counted loops that are a pure region's header or outside any region
+        (after find_pure_loops)."""
+        from ...ir.loops import natural_loops
+        for h, body in natural_loops(self.fn).items():
+            if h in self.region_fs or h not in self.region_of:
+                self.find_chunked(h, body)
+
     def find_chunked(self, h: Block, body: set) -> None:
-        """Record pure loop h as chunked when its header is a counted loop's test."""
+        """Record loop h as chunked when its header is a counted loop's test."""
         term = h.terminator
         if term.op is not Op.BRANCH or term.targets[0].block not in body \
                 or term.targets[1].block in body:

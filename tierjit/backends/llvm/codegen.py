@@ -228,7 +228,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         entering = into is not None and into is not self.cur_region
         polls = target in self.dom[self.cur_block_index[0]]        # a loop's back edge
         if target in self.chunked:
-            chunk, polls = self.chunk_of_edge(target, vals, chunk, entering)
+            chunk, polls = self.chunk_of_edge(target, vals, chunk, not polls)
         if polls:
             self.poll_signals(dict(zip(target.params, vals)), counted=target not in self.chunked)
         if self.cur_region is not None and into is not self.cur_region:
@@ -258,6 +258,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         self.emit_void(f"store i32 0, ptr {self.poll_count}")
         self.dom = dominators(self.fn)
         self.find_pure_loops()
+        self.find_chunked_loops()
         if self.writes_arrays:
             self.cur_fs = self.fs.at(self.fn.entry, 0)
             for p in self.fn.entry.params:

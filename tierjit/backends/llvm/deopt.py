@@ -291,7 +291,6 @@ class DeoptOps:
             self.region_fs[h] = fs
             self.fs_subst[fs] = {}
             self.find_accumulators(h, body)
-            self.find_chunked(h, body)
 
     def find_accumulators(self, h: Block, body: set) -> None:
         """Float parameters of pure loop h that each iteration only updates by one add,
