@@ -198,17 +198,20 @@ class CallOps:
         name = self.mod.embedded.get(id(native))
         if name is not None:
             return name
-        renames = {old: f"{old.split('__')[0]}__e{next(_embed_ids)}" for old in native.functions}
-        for text in native.functions.values():
-            for old, new in renames.items():
-                text = text.replace(f"@{old}(", f"@{new}(")
-            if not text.startswith("define internal "):
-                text = text.replace("define ", "define internal ", 1)
-            self.mod.functions.append(text)
+        # The core keeps its name, available_externally: LLVM inlines it, and a call it
+        # does not inline goes to the code the engine already has, not to a copy compiled
+        # again. What the core embedded itself is internal to its module: copied, renamed.
+        renames = {old: f"{old.split('__')[0]}__e{next(_embed_ids)}" for old in native.functions
+                   if old != native.core_name}
+        for old, text in native.functions.items():
+            for was, new in renames.items():
+                text = text.replace(f"@{was}(", f"@{new}(")
+            self.mod.functions.append(_relink(
+                text, "available_externally" if old == native.core_name else "internal"))
         self.mod.decls |= native.decls
         self.mod.helpers |= native.helpers
         self.keepalive.append(native)
-        name = self.mod.embedded[id(native)] = renames[native.core_name]
+        name = self.mod.embedded[id(native)] = native.core_name
         return name
 
     def own_arrays_in(self, v: str, t: Type) -> None:
@@ -220,6 +223,14 @@ class CallOps:
                     self.own_arrays_in(self.emit(f"extractvalue {ll(t)} {v}, {i}"), it)
 
     # -- unions of one representation -------------------------------------------------------
+
+
+def _relink(text: str, linkage: str) -> str:
+    """A function definition's text with `linkage` in place of the one it had."""
+    head = text.removeprefix("define ")
+    for was in ("internal ", "available_externally "):
+        head = head.removeprefix(was)
+    return f"define {linkage} {head}"
 
 
 def has_arrays(t: Type | None) -> bool:
