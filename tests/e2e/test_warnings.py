@@ -96,6 +96,70 @@ def aliased(v, i, j, y):
     return v
 
 
+def adv_store_cast32(a, b):
+    for i in range(a.shape[0]):
+        a[i] = b[i] * 2.0             # a float64 beyond float32's range: cast overflow
+    return a
+
+
+def adv_store_cast_int8(a, b):
+    for i in range(a.shape[0]):
+        a[i] = b[i]                   # -1.0 into uint8 is 255, without a warning
+    return a
+
+
+def adv_float32_plus_float(a, x):
+    s = a[0]
+    for i in range(a.shape[0]):
+        s = s + x                     # a Python float is weak: the sum stays float32
+    return s
+
+
+def adv_diamond(a, b):
+    s = 0.0
+    for i in range(a.shape[0]):
+        x = a[i]
+        y = b[i]
+        if x > 0.0:                   # a select: only the taken arm may warn
+            t = x * y
+        else:
+            t = x - y
+        s += t
+    return s
+
+
+def adv_square(x):
+    return x * x
+
+
+def adv_inlined_callee(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += adv_square(a[i])         # generated in place; the callee's line warns
+    return s
+
+
+def adv_dot32_into64(a, b):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]              # a float32 product overflows before the float64 sum
+    return s
+
+
+def adv_dot8_into64(a, b, s):
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]              # an int8 product wraps before the int64 sum
+    return s
+
+
+def adv_undo_then_warn(v, w, y):
+    for i in range(v.shape[0]):
+        v[i] = v[i] * y               # stored, then undone when an overflow is found
+        w[i] = v[i] + w[i]
+        v[i] = w[i] - v[i]
+    return w
+
+
 def _record(fn, *args):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
@@ -121,6 +185,21 @@ def _record(fn, *args):
     (nested, (np.array([1.0, -1.0, 1.0 + 1e-12]), 3000)),
     (quotients, (np.array([np.inf, 2.0, np.inf]),)),
     (quotient_of_inf, (np.array([1.0, 1e300]), np.array([3.0, 1e-10]))),
+    (adv_store_cast32, (np.zeros(3, np.float32), np.array([1.0, 1e300, 2.0]))),
+    (adv_store_cast32, (np.zeros(3, np.float32), np.array([1.0, np.inf, -1e300]))),
+    (adv_store_cast_int8, (np.zeros(3, np.uint8), np.array([1.0, -1.0, 2.0]))),
+    (adv_float32_plus_float, (np.ones(5, np.float32), 1e300)),
+    (adv_float32_plus_float, (np.ones(5, np.float32), 3e38)),
+    (adv_diamond, (np.array([1.0, -1.0, 2.0]), np.array([1.0, 1e308, 3.0]))),
+    (adv_diamond, (np.array([-1.0, 1e200, 2.0]), np.array([1.0, 1e200, 3.0]))),
+    (adv_diamond, (np.array([np.nan, -1e308, 1e308]), np.array([1.0, 1e308, 1e308]))),
+    (adv_inlined_callee, (np.array([1.0, 1e200, 1e300]),)),
+    (adv_dot32_into64, (np.array([1.0, 1e20, 2.0], np.float32), np.array([1.0, 1e20, 3.0], np.float32))),
+    (adv_dot32_into64, (np.full(3000, 2.0, np.float32), np.full(3000, 3e38, np.float32))),
+    (adv_dot8_into64, (np.array([1, 100, 2], np.int8), np.array([1, 100, 3], np.int8), np.int64(0))),
+    (adv_dot8_into64, (np.full(3000, 200, np.uint8), np.full(3000, 2, np.uint8), np.int64(5))),
+    (adv_undo_then_warn, (np.ones(3), np.ones(3), 1e308)),
+    (adv_undo_then_warn, (np.array([1.0, 1e200, 1.0]), np.ones(3), 1e200)),
 ])
 def test_warnings_match_cpython(fn, args):
     import copy

@@ -1,6 +1,7 @@
 """The differential corpus: every topic module's PROGRAMS, in one list."""
 
 from . import (
+    adversarial,
     arithmetic,
     arrays,
     arrays_create,
@@ -18,7 +19,8 @@ from . import (
 )
 
 TOPICS = (arithmetic, int_overflow, division, compare_bool, control_flow, ranges, tuples, calls,
-          math_funcs, builtins_, arrays, arrays_create, hot_loops, fallback)
+          math_funcs, builtins_, arrays, arrays_create, hot_loops, fallback,
+          adversarial)
 
 ALL_PROGRAMS = [p for topic in TOPICS for p in topic.PROGRAMS]
 
