@@ -11,9 +11,9 @@ Each specialisation becomes two functions in one LLVM module:
         mismatch it calls self->fallback, so it never gives a wrong answer.
 
 Every instruction that can leave the fast path has a frame state (`ir.liveness`). On a
-failing guard, core boxes the frame state's live values and calls the specialisation's
-resume function — tier-0 Python generated from the same IR, starting before that
-instruction — and returns its result as status 2. Operations not lowered natively call the
+failing guard, core hands the frame state's live values, raw, to a shared helper that boxes
+them and calls the specialisation's resume function — tier-0 Python generated from the same
+IR, starting before that instruction — and returns its result as status 2. Operations not lowered natively call the
 Python function they stand for (status 2 on a surprising result type, a deopt if it raises),
 so the native tier covers every typed program and stays exact.
 """
@@ -28,16 +28,16 @@ from dataclasses import dataclass, field
 
 from ...errors import Unsupported
 from ...ir.liveness import FrameStates
-from ...ir.verifier import dominators, reverse_postorder
 from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import BINARY_OPS, COMPARE_OPS, Op
+from ...ir.verifier import dominators, reverse_postorder
 from ...passes.ranges import I64, arith, within_i64
 from ...types.lattice import BOOL, INT, Scalar, TupleT, Type, UnionT, members
 from .arrays import ArrayOps
-from .calls import CallOps
-from .deopt import DeoptOps, ImpureLoop
 from .boxing import Boxing
+from .calls import CallOps
 from .chunks import ChunkOps
+from .deopt import DeoptOps, ImpureLoop
 from .helpers import HELPERS, NEEDS
 from .inline import InlineOps, NotInlined, inline_body
 from .lltypes import kind, ll, union_members
