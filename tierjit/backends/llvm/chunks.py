@@ -56,9 +56,8 @@ class ChunkOps:
         self.chunked[h] = (k, n, cond)
         self.chunk_incoming[h] = []
 
-    def chunk_test(self, ins: Instr) -> str:
-        """The header's `k < n` as `k < chunk`."""
-        h = next(b for b, (_, _, c) in self.chunked.items() if c is ins)
+    def chunk_test(self, h: Block, ins: Instr) -> str:
+        """Header h's `k < n` as `k < chunk`."""
         return self.emit(f"icmp slt i64 {self.vals[ins.args[0]]}, %chunk.{h.id}")
 
     def chunk_limit(self, k: str, n: str) -> str:

@@ -397,7 +397,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         if op is Op.CONST:
             return self.const(ins.attr, rt)
         if b in self.chunked and self.chunked[b][2] is ins:
-            return self.chunk_test(ins)
+            return self.chunk_test(b, ins)
         if (any(isinstance(t, UnionT) for t in ts) or isinstance(rt, UnionT)) and \
                 (rt is None or isinstance(rt, (Scalar, UnionT))):
             ok, r = self.union_op(ins, a, ts, rt)
