@@ -15,6 +15,10 @@ from ...ir.nodes import Instr
 from ...types.lattice import Scalar, Type, UnionT
 from .lltypes import ll, union_members
 
+# what generating an op may change, and a dry run must put back
+_EMISSION_STATE = ("lines", "tmp", "labels", "cur_label", "deopt_sites", "pending",
+                   "nan_terms", "pending_fs", "undo", "undo_blocks")
+
 
 def _no_callee(*_):
     raise Unsupported("call in a union operation")
@@ -72,17 +76,16 @@ class UnionOps:
         """Dry-run the op for every member combination; (same code for all?, _, types)."""
         from ...types.rules import result_type
         texts, results = set(), []
-        saved = (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-                 self.pending, self.nan_terms, self.pending_fs, self.undo, self.undo_blocks)
+        saved = {name: getattr(self, name) for name in _EMISSION_STATE}
         try:
             for combo in combos:
                 crt = result_type(ins.op, list(combo), ins.attr, _no_callee)
                 if crt is not None and not isinstance(crt, Scalar):
                     return False, None, None
                 self.lines, self.tmp, self.labels = [], itertools.count(), itertools.count()
-                self.deopt_sites = {k: list(v) for k, v in saved[4].items()}
+                self.deopt_sites = {k: list(v) for k, v in saved["deopt_sites"].items()}
                 self.pending, self.nan_terms, self.pending_fs = None, {}, None
-                self.undo, self.undo_blocks = list(saved[8]), list(saved[9])
+                self.undo, self.undo_blocks = list(saved["undo"]), list(saved["undo_blocks"])
                 r = self.lower_one(ins, payloads, list(combo), crt)
                 if r is None:
                     return False, None, None
@@ -91,6 +94,6 @@ class UnionOps:
         except Unsupported:
             return False, None, None
         finally:
-            (self.lines, self.tmp, self.labels, self.cur_label, self.deopt_sites,
-             self.pending, self.nan_terms, self.pending_fs, self.undo, self.undo_blocks) = saved
+            for name, value in saved.items():
+                setattr(self, name, value)
         return len(texts) == 1, None, results
