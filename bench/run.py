@@ -81,9 +81,12 @@ def worker_args(column: Column, opts: argparse.Namespace) -> list[str]:
 def run_worker(args: list[str], timeout: float) -> dict[str, Any]:
     """Run one worker process and return its record; every failure becomes an error record."""
     cmd = [sys.executable, str(WORKER), *args]
+    # as users run Python: bytecode cached (else a first call would include compiling
+    # tierjit's own modules from source)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              check=False, stdin=subprocess.DEVNULL)
+                              check=False, stdin=subprocess.DEVNULL, env=env)
     except subprocess.TimeoutExpired:
         return {"error": f"Timeout: no answer after {timeout:g} s (worker killed)"}
     for line in reversed(done.stdout.splitlines()):
@@ -101,7 +104,7 @@ def run_worker(args: list[str], timeout: float) -> dict[str, Any]:
 
 
 def run_call_overhead(quick: bool) -> dict[str, Any]:
-    """Run bench/call_overhead.py (another engineer's) if it exists and keep its lines."""
+    """Run bench/call_overhead.py if it exists and keep its lines."""
     if not CALL_OVERHEAD.exists():
         return {"ran": False}
     env = dict(os.environ, TIERJIT_BENCH_QUICK="1" if quick else "0")

@@ -71,180 +71,15 @@ _TPFLAGS_HAVE_GC = 1 << 14
 _TPFLAGS_METHOD_DESCRIPTOR = 1 << 17
 _TPFLAGS_DEFAULT = 1 << 18  # Py_TPFLAGS_HAVE_VERSION_TAG
 
-_NEW_ERROR = b"tierjit.Function() takes exactly 2 arguments (dispatcher, fallback)"
-
-# The type's C slots.  `{...}` fields are filled from the offsets above; every Python object
-# pointer is an opaque `ptr`.  Py_IncRef/Py_DecRef (not inline refcount arithmetic) keep this
-# correct on 3.12+, where None is immortal; none of these functions is on a hot path.
-_RUNTIME_IR = """
-@_Py_NoneStruct = external global i8
-@PyExc_TypeError = external global ptr
-@tierjit_entry_new_msg = private unnamed_addr constant [{msg_len} x i8] c"{msg}\\00"
-
-declare ptr @PyObject_Vectorcall(ptr, ptr, i64, ptr)
-declare ptr @PyType_GenericAlloc(ptr, i64)
-declare void @Py_IncRef(ptr)
-declare void @Py_DecRef(ptr)
-declare void @PyObject_GC_UnTrack(ptr)
-declare void @PyObject_GC_Del(ptr)
-declare void @PyObject_ClearWeakRefs(ptr)
-declare i64 @PyDict_Size(ptr)
-declare void @PyErr_SetString(ptr, ptr)
-declare ptr @PyMethod_New(ptr, ptr)
-
-; The generic slot: self->fallback(*args, **kwnames).  Borrowing fallback is safe: it only
-; changes in tp_clear, which never runs while a caller still holds the entry.
-define ptr @tierjit_entry_forward(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) {{
-  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
-  %f = load ptr, ptr %pf, align 8
-  %r = tail call ptr @PyObject_Vectorcall(ptr %f, ptr %args, i64 %nargsf, ptr %kwnames)
-  ret ptr %r
-}}
-
-; tp_new(type, (dispatcher, fallback), kwds): the only way instances come to exist.
-define ptr @tierjit_entry_new(ptr %type, ptr %args, ptr %kwds) {{
-entry:
-  %pn = getelementptr inbounds i8, ptr %args, i64 {ob_size}
-  %n = load i64, ptr %pn, align 8
-  %two = icmp eq i64 %n, 2
-  br i1 %two, label %kw, label %bad
-kw:
-  %nokw = icmp eq ptr %kwds, null
-  br i1 %nokw, label %alloc, label %kwsize
-kwsize:
-  %nkw = call i64 @PyDict_Size(ptr %kwds)
-  %nokw2 = icmp eq i64 %nkw, 0
-  br i1 %nokw2, label %alloc, label %bad
-bad:
-  %exc = load ptr, ptr @PyExc_TypeError, align 8
-  call void @PyErr_SetString(ptr %exc, ptr @tierjit_entry_new_msg)
-  ret ptr null
-alloc:
-  ; GenericAlloc zero-fills, increfs the heap type and GC-tracks the object; traverse copes
-  ; with the NULL fields until the stores below (nothing here can trigger a collection).
-  %self = call ptr @PyType_GenericAlloc(ptr %type, i64 0)
-  %failed = icmp eq ptr %self, null
-  br i1 %failed, label %oom, label %init
-oom:
-  ret ptr null
-init:
-  %pd0 = getelementptr inbounds i8, ptr %args, i64 {item0}
-  %d = load ptr, ptr %pd0, align 8
-  %pf0 = getelementptr inbounds i8, ptr %args, i64 {item1}
-  %f = load ptr, ptr %pf0, align 8
-  call void @Py_IncRef(ptr %d)
-  call void @Py_IncRef(ptr %f)
-  %ps = getelementptr inbounds i8, ptr %self, i64 {slot}
-  store ptr @tierjit_entry_forward, ptr %ps, align 8
-  %pd = getelementptr inbounds i8, ptr %self, i64 {dispatcher}
-  store ptr %d, ptr %pd, align 8
-  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
-  store ptr %f, ptr %pf, align 8
-  ret ptr %self
-}}
-
-; tp_dealloc: untrack, clear weakrefs, drop fields, free, then drop the heap type.
-define void @tierjit_entry_dealloc(ptr %self) {{
-entry:
-  %pt = getelementptr inbounds i8, ptr %self, i64 {ob_type}
-  %type = load ptr, ptr %pt, align 8
-  call void @PyObject_GC_UnTrack(ptr %self)
-  %pw = getelementptr inbounds i8, ptr %self, i64 {weaklist}
-  %w = load ptr, ptr %pw, align 8
-  %hasw = icmp ne ptr %w, null
-  br i1 %hasw, label %weak, label %fields
-weak:
-  call void @PyObject_ClearWeakRefs(ptr %self)
-  br label %fields
-fields:
-  %pd = getelementptr inbounds i8, ptr %self, i64 {dispatcher}
-  %d = load ptr, ptr %pd, align 8
-  store ptr null, ptr %pd, align 8
-  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
-  %f = load ptr, ptr %pf, align 8
-  store ptr null, ptr %pf, align 8
-  call void @Py_DecRef(ptr %d)
-  call void @Py_DecRef(ptr %f)
-  call void @PyObject_GC_Del(ptr %self)
-  call void @Py_DecRef(ptr %type)
-  ret void
-}}
-
-; tp_traverse: report every strong reference, including the heap type (required since 3.9).
-define i32 @tierjit_entry_traverse(ptr %self, ptr %visit, ptr %arg) {{
-entry:
-  %pd = getelementptr inbounds i8, ptr %self, i64 {dispatcher}
-  %d = load ptr, ptr %pd, align 8
-  %dnull = icmp eq ptr %d, null
-  br i1 %dnull, label %fb, label %visit_d
-visit_d:
-  %rd = call i32 %visit(ptr %d, ptr %arg)
-  %stopd = icmp ne i32 %rd, 0
-  br i1 %stopd, label %stop, label %fb
-fb:
-  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
-  %f = load ptr, ptr %pf, align 8
-  %fnull = icmp eq ptr %f, null
-  br i1 %fnull, label %ty, label %visit_f
-visit_f:
-  %rf = call i32 %visit(ptr %f, ptr %arg)
-  %stopf = icmp ne i32 %rf, 0
-  br i1 %stopf, label %stop, label %ty
-ty:
-  %pt = getelementptr inbounds i8, ptr %self, i64 {ob_type}
-  %t = load ptr, ptr %pt, align 8
-  %rt = call i32 %visit(ptr %t, ptr %arg)
-  ret i32 %rt
-stop:
-  %r = phi i32 [ %rd, %visit_d ], [ %rf, %visit_f ]
-  ret i32 %r
-}}
-
-; tp_clear: break cycles without ever leaving a NULL behind (see the invariants above).
-define i32 @tierjit_entry_clear(ptr %self) {{
-entry:
-  %ps = getelementptr inbounds i8, ptr %self, i64 {slot}
-  store ptr @tierjit_entry_forward, ptr %ps, align 8
-  call void @Py_IncRef(ptr @_Py_NoneStruct)
-  call void @Py_IncRef(ptr @_Py_NoneStruct)
-  %pd = getelementptr inbounds i8, ptr %self, i64 {dispatcher}
-  %d = load ptr, ptr %pd, align 8
-  store ptr @_Py_NoneStruct, ptr %pd, align 8
-  %pf = getelementptr inbounds i8, ptr %self, i64 {fallback}
-  %f = load ptr, ptr %pf, align 8
-  store ptr @_Py_NoneStruct, ptr %pf, align 8
-  call void @Py_DecRef(ptr %d)
-  call void @Py_DecRef(ptr %f)
-  ret i32 0
-}}
-
-; tp_descr_get: bind like a Python function (unbound when accessed on the class or None).
-define ptr @tierjit_entry_descr_get(ptr %self, ptr %obj, ptr %type) {{
-entry:
-  %isnull = icmp eq ptr %obj, null
-  %isnone = icmp eq ptr %obj, @_Py_NoneStruct
-  %unbound = or i1 %isnull, %isnone
-  br i1 %unbound, label %same, label %bind
-same:
-  call void @Py_IncRef(ptr %self)
-  ret ptr %self
-bind:
-  %m = call ptr @PyMethod_New(ptr %self, ptr %obj)
-  ret ptr %m
-}}
-"""
-
-
 class _Runtime:
     """The entry type plus the addresses of its compiled slot functions (one per process)."""
 
-    __slots__ = ("clear", "forward", "module", "type")
+    __slots__ = ("clear", "forward", "type")
 
-    def __init__(self, tp: type, forward: int, clear: int, module: Any) -> None:
+    def __init__(self, tp: type, forward: int, clear: int) -> None:
         self.type = tp
         self.forward = forward
         self.clear = clear  # exposed for tests that exercise tp_clear directly
-        self.module = module
 
 
 _runtime: _Runtime | None = None
@@ -260,28 +95,19 @@ def _get_runtime() -> _Runtime:
     return _runtime
 
 
-def _runtime_ir() -> str:
+def _build_runtime() -> _Runtime:
+    import ctypes
+
+    from tierjit.backends.stencils import emit, library
     from tierjit.runtime import capi
 
     lay = capi.object_layout()
     if lay.head_size != _HEAD:
         raise capi.LayoutError("sizeof(PyObject) changed after import")
-    return _RUNTIME_IR.format(
-        msg=_NEW_ERROR.decode(), msg_len=len(_NEW_ERROR) + 1,
-        slot=SLOT_OFFSET, dispatcher=DISPATCHER_OFFSET, fallback=FALLBACK_OFFSET,
-        weaklist=WEAKLIST_OFFSET, ob_type=lay.ob_type, ob_size=lay.ob_size,
-        item0=lay.tuple_ob_item, item1=lay.tuple_ob_item + lay.pointer_size,
-    )  # fmt: skip
-
-
-def _build_runtime() -> _Runtime:
-    import ctypes
-
-    from tierjit.backends.llvm.engine import compile_ir
-    from tierjit.runtime import capi
-
-    module = compile_ir(_runtime_ir(), opt=2)
-    address = module.address
+    address = emit.entry_type_slots(library.load(), {
+        "A": SLOT_OFFSET, "B": DISPATCHER_OFFSET, "C": FALLBACK_OFFSET, "D": WEAKLIST_OFFSET,
+        "E": lay.ob_type, "TA": lay.ob_size, "TB": lay.tuple_ob_item,
+        "TC": lay.tuple_ob_item + lay.pointer_size})
 
     class PyTypeSlot(ctypes.Structure):
         _fields_ = [("slot", ctypes.c_int), ("pfunc", ctypes.c_void_p)]
@@ -307,11 +133,11 @@ def _build_runtime() -> _Runtime:
     )  # fmt: skip
     doc = ctypes.create_string_buffer(b"A tierjit-compiled function (see tierjit.runtime.entry).")
     slots = (PyTypeSlot * 9)(
-        PyTypeSlot(_PY_TP_NEW, address("tierjit_entry_new")),
-        PyTypeSlot(_PY_TP_DEALLOC, address("tierjit_entry_dealloc")),
-        PyTypeSlot(_PY_TP_TRAVERSE, address("tierjit_entry_traverse")),
-        PyTypeSlot(_PY_TP_CLEAR, address("tierjit_entry_clear")),
-        PyTypeSlot(_PY_TP_DESCR_GET, address("tierjit_entry_descr_get")),
+        PyTypeSlot(_PY_TP_NEW, address["new"]),
+        PyTypeSlot(_PY_TP_DEALLOC, address["dealloc"]),
+        PyTypeSlot(_PY_TP_TRAVERSE, address["traverse"]),
+        PyTypeSlot(_PY_TP_CLEAR, address["clear"]),
+        PyTypeSlot(_PY_TP_DESCR_GET, address["descr_get"]),
         # tp_call serves calls that arrive with a kwargs dict; it re-enters the vectorcall slot.
         PyTypeSlot(_PY_TP_CALL, capi.c_api_address("PyVectorcall_Call")),
         PyTypeSlot(_PY_TP_MEMBERS, ctypes.addressof(members)),
@@ -334,7 +160,7 @@ def _build_runtime() -> _Runtime:
     tp = from_spec(ctypes.byref(spec))
     _install_python_level(tp)
     _freeze(tp)
-    return _Runtime(tp, address("tierjit_entry_forward"), address("tierjit_entry_clear"), module)
+    return _Runtime(tp, address["forward"], address["clear"])
 
 
 def _install_python_level(tp: type) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ctypes
+import os
 import struct
+import subprocess
 import sys
 
 import pytest
@@ -71,8 +73,7 @@ def test_library_stencils_have_holes():
 
 
 def _key():
-    key, _text = library.cache_key()
-    return key
+    return library.cache_key()
 
 
 def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
@@ -87,25 +88,51 @@ def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
     monkeypatch.setattr(library, "_library", None)
     assert library.load().source == "cache"            # valid: trusted
     good = path.read_bytes()
-    # corrupt: one flipped byte in the object
+    # corrupt: one flipped byte in the stencils
     bad = bytearray(good)
     bad[-100] ^= 0xFF
     path.write_bytes(bytes(bad))
     assert library.read_cache(path, key) is None
     monkeypatch.setattr(library, "_library", None)
     assert library.load().source == "built"
-    assert path.read_bytes() == good                   # rewritten
+    assert library.read_cache(path, key) is not None  # rewritten
     # truncated
     path.write_bytes(good[:50])
     assert library.read_cache(path, key) is None
-    # stale: written for another key (another LLVM, CPU or template)
-    other = dict(key, llvm="0.0.0")
-    library.write_cache(path, other, b"\x7fELF not really")
+    # stale: written for another key (another llvmlite, CPU or template)
+    other = dict(key, llvmlite="0.0.0")
+    library.write_cache(path, other, library.serialise(lib))
     assert library.read_cache(path, key) is None
     monkeypatch.setattr(library, "_library", None)
     assert library.load().source == "built"
     assert library.read_cache(path, key) is not None
     assert not list(tmp_path.glob("*.new"))            # no temporary file left behind
+    # a body the digest vouches for but that is not a library: rebuilt
+    library.write_cache(path, key, b"not marshal data")
+    monkeypatch.setattr(library, "_library", None)
+    assert library.load().source == "built"
+
+
+def test_cache_key_names_what_shapes_the_code():
+    key = _key()
+    assert {"tierjit", "python", "machine", "llvmlite", "llvmlite_lib", "cpu",
+            "templates"} <= set(key)
+    assert key["cpu"] and key["templates"]
+    assert key["llvmlite_lib"], "llvmlite's shared library (LLVM's version) is part of the key"
+
+
+def test_cached_library_loads_without_llvm(tmp_path):
+    """A valid cache is all a process needs: neither llvmlite's shared library nor ELF parsing
+    (a baseline-only program starts in milliseconds)."""
+    env = dict(os.environ, TIERJIT_CACHE_DIR=str(tmp_path))
+    code = ("import sys; from tierjit.backends.stencils import library as l; "
+            "lib = l.load(); print(lib.source, len(lib.stencils), "
+            "'llvmlite.binding' in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, check=True).stdout.split() for _ in range(2)]
+    assert runs[0][0] == "built" and runs[1][0] == "cache"
+    assert runs[0][1] == runs[1][1]
+    assert runs[1][2] == "False"
 
 
 def _no_wx() -> None:

@@ -186,7 +186,7 @@ class ArrayOps:
         which case tier 0 repeats the call and raises the same error)."""
         if not isinstance(rt, ArrayT):
             return None
-        from .calls import python_function
+        from ..pyops import python_function
         fn = python_function(ins)
         self.keepalive.append(fn)
         boxed = [self.box(x, t) for x, t in zip(a, ts)]

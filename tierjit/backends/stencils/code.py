@@ -79,7 +79,7 @@ class _Hooks:
         self.code = None
         self.on_give_up = None
         self.pyops = []
-        from ..llvm.calls import python_function
+        from ..pyops import python_function
         for ins, _n, _h in sel.pyops:
             self.pyops.append((python_function(ins), [(sel.offset[a], a.type) for a in ins.args],
                                None if ins.result is None else

@@ -260,6 +260,24 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     return ext
 
 
+_ENTRY_TYPE_SLOTS = ("forward", "new", "dealloc", "traverse", "clear", "descr_get")
+
+
+def entry_type_slots(lib: Library, offsets: dict[str, int]) -> dict[str, int]:
+    """The native entry type's C slots (shared_ir.ENTRY_TYPE), copied and patched into the
+    arena: slot name -> address. `offsets` fills the field-offset holes (A ... TC). Called
+    once per process (runtime/entry.py); no LLVM runs."""
+    message = ctypes.create_string_buffer(
+        b"tierjit.Function() takes exactly 2 arguments (dispatcher, fallback)")
+    holes = dict(offsets, K=Label(0), K2=id(None), K3=c_address("PyExc_TypeError"),
+                 K4=ctypes.addressof(message))
+    out = emit(lib, [(f"type_{name}", holes) for name in _ENTRY_TYPE_SLOTS], b"")
+    _keep.extend((out, message))
+    for k, name in enumerate(_ENTRY_TYPE_SLOTS):
+        note_perf(out.starts[k], out.starts[k + 1] - out.starts[k], f"tierjit:entry:{name}")
+    return dict(zip(_ENTRY_TYPE_SLOTS, out.starts))
+
+
 _keep: list = []
 
 

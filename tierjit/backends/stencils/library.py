@@ -3,29 +3,42 @@
 The object is built for the host CPU (name and features), with the static relocation model
 and the small code model, so a stencil's holes become 32-bit absolute, 32-bit PC-relative and
 (for `code_model "large"` holes) 64-bit absolute relocations — the three kinds emit.py
-patches. The cache file is keyed by everything that shaped the code: tierjit's version, LLVM's
-version, the CPU and the template text itself. It is written atomically (a temporary file,
-then `os.replace`) and carries a SHA-256 digest of its payload: a missing, stale or corrupt
-file is rebuilt, never trusted.
+patches. The object is read once, when it is built (elf.py), and the cache keeps what was
+read from it: each stencil's bytes and holes and the constant data, in `marshal` form, so a
+process that finds the cache valid neither starts LLVM nor parses ELF (a baseline-only
+program never loads llvmlite's shared library).
+
+The cache file is keyed by everything that shaped the code, all of it known without LLVM:
+tierjit's and Python's versions, llvmlite's version and the identity of its shared library
+(which fixes LLVM's version), the machine and the CPU (its model and feature flags, from
+/proc/cpuinfo; where that file does not exist, LLVM's own host CPU name and features) and a
+digest of the template sources. It is written atomically (a temporary file, then
+`os.replace`) and carries a SHA-256 digest of its payload: a missing, stale or corrupt file
+is rebuilt, never trusted.
 
     cache file = MAGIC | sha256(payload) | payload
-    payload    = len(key) as u32 | key (UTF-8 JSON) | the ELF object
+    payload    = len(key) as u32 | key (UTF-8 JSON) | body
+    body       = marshal((stencils as tuples, constant data))
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
+import marshal
 import os
+import platform
 import struct
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import elf, templates
+from . import elf, shared_ir, templates
 
-MAGIC = b"TJSTENC1"
+MAGIC = b"TJSTENC2"
 _lock = threading.Lock()
 _library: Library | None = None
 
@@ -86,23 +99,55 @@ def _target():
     return llvm, engine, tm
 
 
-def cache_key() -> tuple[dict, str]:
-    """The key naming everything that shapes the object, and the module text."""
+def cache_key() -> dict:
+    """The key naming everything that shapes the library (see the module docstring)."""
     import llvmlite
 
     from ... import __version__
-    llvm, engine, tm = _target()
-    text = templates.module_text(engine.triple, str(tm.target_data))
-    key = {"tierjit": __version__, "llvmlite": llvmlite.__version__,
-           "llvm": ".".join(map(str, llvm.llvm_version_info)), "triple": engine.triple,
-           "cpu": engine.cpu_name, "features": engine.cpu_features,
-           "templates": hashlib.sha256(text.encode()).hexdigest()}
-    return key, text
+    sources = hashlib.sha256()
+    for module in (templates, shared_ir):
+        sources.update(Path(module.__file__).read_bytes())
+    key = {"tierjit": __version__, "python": sys.version, "machine": platform.machine(),
+           "llvmlite": llvmlite.__version__, "llvmlite_lib": _llvmlite_library(llvmlite),
+           "cpu": _cpu_identity(), "templates": sources.hexdigest()}
+    if key["cpu"] is None:
+        _llvm, engine, _tm = _target()
+        key["cpu"] = f"{engine.triple} {engine.cpu_name} {engine.cpu_features}"
+    return key
+
+
+def _llvmlite_library(llvmlite) -> list:
+    """Name, size and modification time of llvmlite's shared library (LLVM itself)."""
+    d = Path(llvmlite.__file__).parent / "binding"
+    return sorted([p.name, st.st_size, st.st_mtime_ns]
+                  for p in d.glob("*llvmlite*") if p.suffix in (".so", ".dylib", ".dll")
+                  for st in [p.stat()])
+
+
+def _cpu_identity() -> str | None:
+    """The first CPU's vendor, model and feature flags from /proc/cpuinfo (hashed), or None."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return None
+    # the first processor's block, less the fields that change while it runs
+    varying = ("cpu mhz", "bogomips")
+    lines = [line for line in text.split("\n\n", 1)[0].splitlines()
+             if line.partition(":")[0].strip().lower() not in varying]
+    if not lines:
+        return None
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def module_text() -> str:
+    """The template module for the host (its triple and data layout come from LLVM)."""
+    _llvm, engine, tm = _target()
+    return templates.module_text(engine.triple, str(tm.target_data))
 
 
 def build_object(text: str) -> bytes:
     """Compile the template module (O2 over the IR, then the host's code generator)."""
-    llvm, engine, tm = _target()
+    llvm, _engine, tm = _target()
     mod = llvm.parse_assembly(text)
     mod.verify()
     pto = llvm.create_pipeline_tuning_options(speed_level=2)
@@ -117,7 +162,7 @@ def cache_path(key: dict) -> Path:
 
 
 def read_cache(path: Path, key: dict) -> bytes | None:
-    """The cached object for key, or None when the file is missing, stale or corrupt."""
+    """The cached body for key, or None when the file is missing, stale or corrupt."""
     try:
         raw = path.read_bytes()
     except OSError:
@@ -171,15 +216,14 @@ def parse(obj: bytes, key: dict, source: str) -> Library:
             base[s.index] = len(data)
             data.extend(s.data)
     relocs = sorted(f.relocations_in(text.index), key=lambda r: r.offset)
+    offsets = [r.offset for r in relocs]
     stencils = {}
     for sym in f.functions():
         if sym.section != text.index or not sym.name.startswith("st_"):
             continue
         lo, hi = sym.value, sym.value + sym.size
         holes = []
-        for r in relocs:
-            if not lo <= r.offset < hi:
-                continue
+        for r in relocs[bisect.bisect_left(offsets, lo):bisect.bisect_left(offsets, hi)]:
             target = f.symbols[r.symbol]
             if not target.defined:
                 holes.append(Hole(r.offset - lo, r.type, target.name, r.addend))
@@ -196,8 +240,31 @@ def parse(obj: bytes, key: dict, source: str) -> Library:
                 if h.offset == len(code) - 4 and h.target in ("NEXT", "JT", "JF"):
                     tail, tail_target = len(code) - 5, h.target
         stencils[sym.name[3:]] = Stencil(sym.name[3:], code, tuple(holes), tail, tail_target)
+    return _library_of(stencils, bytes(data), key, source)
+
+
+def _library_of(stencils: dict[str, Stencil], data: bytes, key: dict, source: str) -> Library:
     names = {n: frozenset(h.target for h in st.holes) for n, st in stencils.items()}
-    return Library(stencils, bytes(data), key, source, names)
+    return Library(stencils, data, key, source, names)
+
+
+def serialise(lib: Library) -> bytes:
+    """The cache file's body: what parse() read, as plain tuples for marshal."""
+    return marshal.dumps((
+        tuple((st.name, st.code, tuple((h.offset, h.kind, h.target, h.addend) for h in st.holes),
+               st.tail, st.tail_target) for st in lib.stencils.values()),
+        lib.data))
+
+
+def deserialise(body: bytes, key: dict) -> Library:
+    """serialise()'s inverse; raises ValueError (or TypeError, EOFError) on a malformed body."""
+    rows, data = marshal.loads(body)
+    stencils = {}
+    for name, code, holes, tail, tail_target in rows:
+        stencils[name] = Stencil(name, code, tuple(Hole(*h) for h in holes), tail, tail_target)
+    if not stencils or type(data) is not bytes:
+        raise ValueError("empty stencil library")
+    return _library_of(stencils, data, key, "cache")
 
 
 def load(rebuild: bool = False) -> Library:
@@ -207,21 +274,19 @@ def load(rebuild: bool = False) -> Library:
     with _lock:
         if _library is not None and not rebuild:
             return _library
-        key, text = cache_key()
+        key = cache_key()
         path = cache_path(key)
-        obj = None if rebuild else read_cache(path, key)
-        source = "cache"
+        body = None if rebuild else read_cache(path, key)
         lib = None
-        if obj is not None:
+        if body is not None:
             try:
-                lib = parse(obj, key, source)
-            except (elf.ElfError, struct.error, IndexError, KeyError):
+                lib = deserialise(body, key)
+            except (ValueError, TypeError, EOFError):
                 lib = None           # corrupt in a way the digest did not catch: rebuild
         if lib is None:
-            obj = build_object(text)
-            lib = parse(obj, key, "built")
+            lib = parse(build_object(module_text()), key, "built")
             try:
-                write_cache(path, key, obj)
+                write_cache(path, key, serialise(lib))
             except OSError:
                 pass                 # a read-only home: the library still works
         _library = lib

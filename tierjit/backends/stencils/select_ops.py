@@ -366,7 +366,7 @@ class OpSelection:
         return True
 
     def pyop(self, b: Block, i: int, ins: Instr) -> None:
-        from ..llvm.calls import python_function
+        from ..pyops import python_function
         if python_function(ins) is None:
             raise Unsupported(f"the operation {ins.op.value} (line {ins.line}) for "
                               f"{', '.join(str(a.type) for a in ins.args)}")

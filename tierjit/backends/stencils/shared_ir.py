@@ -423,3 +423,160 @@ fallback:
   ret ptr %r
 }
 """
+
+
+# The C slots of the native entry type (runtime/entry.py: tierjit.Function), made once per
+# process from the library like the routines above, so that the type exists without LLVM.
+# Holes: the entry's field offsets A (slot), B (dispatcher), C (fallback), D (weakref list);
+# PyObject's ob_type E, a tuple's ob_size TA and its items TB, TC; the forwarder's address K,
+# None K2, &PyExc_TypeError K3 and tp_new's error message K4 (a C string). Py_IncRef and
+# Py_DecRef (not inline refcount arithmetic) keep this correct on 3.12+, where None is
+# immortal; none of it is on a hot path.
+ENTRY_TYPE = r"""
+; The generic slot: self->fallback(*args, **kwnames).  Borrowing fallback is safe: it only
+; changes in tp_clear, which never runs while a caller still holds the entry.
+define ptr @st_type_forward(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) #0 {
+  %pf = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @C to i64)
+  %f = load ptr, ptr %pf, align 8
+  %r = tail call ptr @PyObject_Vectorcall(ptr %f, ptr %args, i64 %nargsf, ptr %kwnames)
+  ret ptr %r
+}
+
+; tp_new(type, (dispatcher, fallback), kwds): the only way instances come to exist.
+define ptr @st_type_new(ptr %type, ptr %args, ptr %kwds) #0 {
+entry:
+  %pn = getelementptr inbounds i8, ptr %args, i64 ptrtoint (ptr @TA to i64)
+  %n = load i64, ptr %pn, align 8
+  %two = icmp eq i64 %n, 2
+  br i1 %two, label %kw, label %bad
+kw:
+  %nokw = icmp eq ptr %kwds, null
+  br i1 %nokw, label %alloc, label %kwsize
+kwsize:
+  %nkw = call i64 @PyDict_Size(ptr %kwds)
+  %nokw2 = icmp eq i64 %nkw, 0
+  br i1 %nokw2, label %alloc, label %bad
+bad:
+  %pexc = call ptr asm "movabsq $$K3, $0", "=r"()
+  %exc = load ptr, ptr %pexc, align 8
+  %msg = call ptr asm "movabsq $$K4, $0", "=r"()
+  call void @PyErr_SetString(ptr %exc, ptr %msg)
+  ret ptr null
+alloc:
+  ; GenericAlloc zero-fills, increfs the heap type and GC-tracks the object; traverse copes
+  ; with the NULL fields until the stores below (nothing here can trigger a collection).
+  %self = call ptr @PyType_GenericAlloc(ptr %type, i64 0)
+  %failed = icmp eq ptr %self, null
+  br i1 %failed, label %oom, label %init
+oom:
+  ret ptr null
+init:
+  %pd0 = getelementptr inbounds i8, ptr %args, i64 ptrtoint (ptr @TB to i64)
+  %d = load ptr, ptr %pd0, align 8
+  %pf0 = getelementptr inbounds i8, ptr %args, i64 ptrtoint (ptr @TC to i64)
+  %f = load ptr, ptr %pf0, align 8
+  call void @Py_IncRef(ptr %d)
+  call void @Py_IncRef(ptr %f)
+  %ps = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @A to i64)
+  %fwd = call ptr asm "movabsq $$K, $0", "=r"()
+  store ptr %fwd, ptr %ps, align 8
+  %pd = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @B to i64)
+  store ptr %d, ptr %pd, align 8
+  %pf = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @C to i64)
+  store ptr %f, ptr %pf, align 8
+  ret ptr %self
+}
+
+; tp_dealloc: untrack, clear weakrefs, drop fields, free, then drop the heap type.
+define void @st_type_dealloc(ptr %self) #0 {
+entry:
+  %pt = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @E to i64)
+  %type = load ptr, ptr %pt, align 8
+  call void @PyObject_GC_UnTrack(ptr %self)
+  %pw = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @D to i64)
+  %w = load ptr, ptr %pw, align 8
+  %hasw = icmp ne ptr %w, null
+  br i1 %hasw, label %weak, label %fields
+weak:
+  call void @PyObject_ClearWeakRefs(ptr %self)
+  br label %fields
+fields:
+  %pd = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @B to i64)
+  %d = load ptr, ptr %pd, align 8
+  store ptr null, ptr %pd, align 8
+  %pf = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @C to i64)
+  %f = load ptr, ptr %pf, align 8
+  store ptr null, ptr %pf, align 8
+  call void @Py_DecRef(ptr %d)
+  call void @Py_DecRef(ptr %f)
+  call void @PyObject_GC_Del(ptr %self)
+  call void @Py_DecRef(ptr %type)
+  ret void
+}
+
+; tp_traverse: report every strong reference, including the heap type (required since 3.9).
+define i32 @st_type_traverse(ptr %self, ptr %visit, ptr %arg) #0 {
+entry:
+  %pd = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @B to i64)
+  %d = load ptr, ptr %pd, align 8
+  %dnull = icmp eq ptr %d, null
+  br i1 %dnull, label %fb, label %visit_d
+visit_d:
+  %rd = call i32 %visit(ptr %d, ptr %arg)
+  %stopd = icmp ne i32 %rd, 0
+  br i1 %stopd, label %stop, label %fb
+fb:
+  %pf = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @C to i64)
+  %f = load ptr, ptr %pf, align 8
+  %fnull = icmp eq ptr %f, null
+  br i1 %fnull, label %ty, label %visit_f
+visit_f:
+  %rf = call i32 %visit(ptr %f, ptr %arg)
+  %stopf = icmp ne i32 %rf, 0
+  br i1 %stopf, label %stop, label %ty
+ty:
+  %pt = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @E to i64)
+  %t = load ptr, ptr %pt, align 8
+  %rt = call i32 %visit(ptr %t, ptr %arg)
+  ret i32 %rt
+stop:
+  %r = phi i32 [ %rd, %visit_d ], [ %rf, %visit_f ]
+  ret i32 %r
+}
+
+; tp_clear: break cycles without ever leaving a NULL behind (see runtime/entry.py).
+define i32 @st_type_clear(ptr %self) #0 {
+entry:
+  %none = call ptr asm "movabsq $$K2, $0", "=r"()
+  %ps = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @A to i64)
+  %fwd = call ptr asm "movabsq $$K, $0", "=r"()
+  store ptr %fwd, ptr %ps, align 8
+  call void @Py_IncRef(ptr %none)
+  call void @Py_IncRef(ptr %none)
+  %pd = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @B to i64)
+  %d = load ptr, ptr %pd, align 8
+  store ptr %none, ptr %pd, align 8
+  %pf = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @C to i64)
+  %f = load ptr, ptr %pf, align 8
+  store ptr %none, ptr %pf, align 8
+  call void @Py_DecRef(ptr %d)
+  call void @Py_DecRef(ptr %f)
+  ret i32 0
+}
+
+; tp_descr_get: bind like a Python function (unbound when accessed on the class or None).
+define ptr @st_type_descr_get(ptr %self, ptr %obj, ptr %type) #0 {
+entry:
+  %none = call ptr asm "movabsq $$K2, $0", "=r"()
+  %isnull = icmp eq ptr %obj, null
+  %isnone = icmp eq ptr %obj, %none
+  %unbound = or i1 %isnull, %isnone
+  br i1 %unbound, label %same, label %bind
+same:
+  call void @Py_IncRef(ptr %self)
+  ret ptr %self
+bind:
+  %m = call ptr @PyMethod_New(ptr %self, ptr %obj)
+  ret ptr %m
+}
+"""

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 
-from .shared_ir import (ENTRY, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
+from .shared_ir import (ENTRY, ENTRY_TYPE, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
                         K_NPINT, K_TUPLE, K_UNION, PROLOGUE)
 
 SMALL_HOLES = ("A", "B", "C", "D", "E", "TA", "TB", "TC")
@@ -51,6 +51,14 @@ C_FUNCTIONS = {
     "PyTuple_New": "declare ptr @PyTuple_New(i64)",
     "Py_IncRef": "declare void @Py_IncRef(ptr)",
     "Py_DecRef": "declare void @Py_DecRef(ptr)",
+    # the entry type's slots (shared_ir.ENTRY_TYPE)
+    "PyType_GenericAlloc": "declare ptr @PyType_GenericAlloc(ptr, i64)",
+    "PyObject_GC_UnTrack": "declare void @PyObject_GC_UnTrack(ptr)",
+    "PyObject_GC_Del": "declare void @PyObject_GC_Del(ptr)",
+    "PyObject_ClearWeakRefs": "declare void @PyObject_ClearWeakRefs(ptr)",
+    "PyDict_Size": "declare i64 @PyDict_Size(ptr)",
+    "PyErr_SetString": "declare void @PyErr_SetString(ptr, ptr)",
+    "PyMethod_New": "declare ptr @PyMethod_New(ptr, ptr)",
 }
 LIBM_1 = ("exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
           "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt")
@@ -688,6 +696,7 @@ def _prologue() -> None:
 
 def _entry() -> None:
     _STENCILS["entry"] = ENTRY.lstrip("\n")
+    _STENCILS["type"] = ENTRY_TYPE.lstrip("\n")
 
 
 def _thunks() -> None:
