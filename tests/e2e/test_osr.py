@@ -16,6 +16,7 @@ import pytest
 
 import tierjit
 from tierjit.runtime import compiler, events
+from tierjit.runtime.osr import OsrEntries
 
 from .programs import ALL_PROGRAMS
 from .test_tiering import run_rounds
@@ -27,6 +28,21 @@ OSR_FIRST_ITERATION = {"hot_calls": None, "hot_seconds": None, "osr_backedges": 
 @pytest.mark.parametrize("prog", ALL_PROGRAMS, ids=[p.name for p in ALL_PROGRAMS])
 def test_corpus_with_osr_at_first_iteration(prog):
     run_rounds(prog, OSR_FIRST_ITERATION, "osr1")
+
+
+@pytest.fixture
+def osr_into_baseline_only(monkeypatch):
+    """OSR entries get their baseline code and never their LLVM code, so every transfer
+    goes into baseline code (in the program's thread: compiles are synchronous here)."""
+    def baseline_only(self, header, spec):
+        self.build_baseline(header, spec)
+        spec.built = True
+    monkeypatch.setattr(OsrEntries, "build", baseline_only)
+
+
+@pytest.mark.parametrize("prog", ALL_PROGRAMS, ids=[p.name for p in ALL_PROGRAMS])
+def test_corpus_with_osr_into_baseline_code(prog, osr_into_baseline_only):
+    run_rounds(prog, OSR_FIRST_ITERATION, "osr1-baseline")
 
 
 def since(n: int, kind: str, name: str) -> list[events.Event]:
@@ -83,6 +99,21 @@ def test_native_osr_code_deoptimises_exactly():
         assert f(10) == math.factorial(10)
     assert since(n, "osr", "factorial_loop")
     assert since(n, "deopt", "factorial_loop")
+
+
+def test_baseline_osr_code_deoptimises_exactly(osr_into_baseline_only):
+    """The same, the loop having moved into baseline code."""
+    n = len(events.events())
+    with tierjit.config.override(**OSR_FIRST_ITERATION):
+        f = tierjit.jit(factorial_loop)
+        assert f(40) == math.factorial(40)
+        assert f(10) == math.factorial(10)
+        v = np.random.default_rng(7).random(5_000) * 1000.0
+        g = tierjit.jit(closest)
+        assert g(v, 123.456) == closest(v, 123.456)
+    osr = since(n, "osr", "factorial_loop") + since(n, "osr", "closest")
+    assert {e.function.rsplit(".", 1)[-1] for e in osr} == {"factorial_loop", "closest"}
+    assert {e.tier for e in osr} == {"baseline"}, osr
 
 
 @tierjit.jit

@@ -14,6 +14,11 @@ the loop calls `OsrEntries.poll(header, *live)` with the values live at the head
                                                    the call's result (the "osr" event)
     build failed / too many entries                the loop goes on in Python
 
+The compiler thread builds the entry's baseline code first (backends/stencils: milliseconds,
+most of it typing and the passes) and then its LLVM code; a poll takes whichever is ready,
+the LLVM code when both are. A call that moved into baseline code finishes there: only later
+calls (and later polls) get the LLVM code.
+
 Native OSR code deoptimises like any native code, into tier 0 generated from the OSR function
 itself, so a failing guard after the transfer still ends exactly as CPython would.
 
@@ -48,6 +53,7 @@ class OsrEntries:
         self.free = fn.free
         self.points: dict[int, OsrPoint] = {p.header: p for p in osr_points(fn)}
         self.entries: dict[tuple, "Specialisation"] = {}
+        self.baseline: dict[tuple, Any] = {}     # (header, types) -> baseline code, when built
         self.transfers = 0
         every = config.osr_backedges
         self.tier0 = compile_tier0(fn, name=dispatcher.__name__,
@@ -75,11 +81,15 @@ class OsrEntries:
                 return NOT_READY
             self.build(header, spec)
         if spec.runs_native:
-            self.transfers += 1
-            record("osr", d.__qualname__, dispatch._fmt_types(types), spec.tier,
-                   line=self.points[header].line, header=header)
-            return spec.native.entry_callable(*live)
-        return NOT_READY
+            code, tier = spec.native, spec.tier
+        else:
+            code, tier = self.baseline.get((header, types)), "baseline"
+            if code is None:
+                return NOT_READY
+        self.transfers += 1
+        record("osr", d.__qualname__, dispatch._fmt_types(types), tier,
+               line=self.points[header].line, header=header)
+        return code.entry_callable(*live)
 
     def _new_entry(self, header: int, types: tuple) -> "Specialisation | None":
         from .dispatch import Specialisation
@@ -106,6 +116,38 @@ class OsrEntries:
         d.build_version(spec, lambda: osr_function(d.untyped_ir(), point),
                         (d, "osr", header, spec.arg_types), osr_line=point.line)
 
+    def build_baseline(self, header: int, spec: "Specialisation") -> None:
+        """Baseline code for the OSR entry at `header` (see the module docstring), from its
+        own typed and optimised IR; it resumes in its own tier 0 and is dropped after
+        `max_deopts` deopts. Nothing when the baseline tier cannot take it."""
+        from ..backends.stencils.code import compile_baseline
+        from ..errors import Unsupported
+        from ..passes.pipeline import optimise
+        from ..types.infer import infer
+        from .dispatch import STRICT, _fmt_types
+        d = self.dispatcher
+        point = self.points[header]
+        key = (header, spec.arg_types)
+        start = _clock()
+        try:
+            typed = infer(osr_function(d.untyped_ir(), point), spec.arg_types,
+                          key=(d, "osr", header, spec.arg_types))
+            typed.fn = optimise(typed.fn, spec.avoid)
+            code = compile_baseline(d, spec, typed, compile_tier0(typed.fn, name=d.__name__))
+        except Unsupported:
+            return
+        except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
+            if STRICT:
+                raise
+            record("error", d.__qualname__, _fmt_types(spec.arg_types), "baseline",
+                   detail=f"baseline OSR build failed: {type(e).__name__}: {e}")
+            return
+        code.keepalive[0].on_give_up = lambda: self.baseline.pop(key, None)
+        self.baseline[key] = code
+        record("compile", d.__qualname__, _fmt_types(spec.arg_types), "baseline",
+               _clock() - start, osr_line=point.line,
+               baseline_us=round(code.compile_seconds * 1e6, 1))
+
 
 class _OsrBuild:
     """A compiler-thread job: build one OSR entry (typing the live values first if given)."""
@@ -126,4 +168,7 @@ class _OsrBuild:
             spec = self.entries._new_entry(self.header, types)
         # polls may queue the same entry twice before the first job has typed its values
         if spec is not None and not spec.built:
+            from .baseline import ENABLED
+            if ENABLED and (self.header, spec.arg_types) not in self.entries.baseline:
+                self.entries.build_baseline(self.header, spec)
             self.entries.build(self.header, spec)
