@@ -14,6 +14,7 @@ import itertools
 from typing import TYPE_CHECKING
 
 from ...errors import Unsupported
+from ...ir.loops import natural_loops
 from ...ir.nodes import Block, Instr
 from ...types.lattice import ArrayT, TupleT, Type, UnionT
 from ..pyops import python_function
@@ -143,10 +144,13 @@ class CallOps:
                 return None             # its native code keeps deoptimising: call its entry
             if getattr(spec.native, "tier", None) == "baseline":
                 return None             # copy-and-patch code has its own ABI: call its entry
-            if spec.native is not None:
-                if spec.typed.return_type != rt:
-                    return None
+            if spec.native is not None and spec.typed.return_type != rt:
+                return None
+            if spec.native is not None and not natural_loops(spec.typed.fn):
                 return self.call_core("@" + self.embed(spec.native), a, ts, rt)
+            # A callee with loops is called, not embedded: a call costs nothing next to its
+            # loops, and embedding would have LLVM optimise its body (and everything it
+            # embedded) again in every caller, level after level of the call tree.
             cell = spec.core_cell
             if cell is None or spec.reason is not None and spec.native is None:
                 return None
