@@ -7,6 +7,7 @@ import os
 import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -82,7 +83,7 @@ def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
     lib = library.load()
     assert lib.source == "built"                       # missing: built and written
     key = _key()
-    path = library.cache_path(key)
+    path = Path(library.cache_path(key))
     assert path.exists()
     assert library.read_cache(path, key) is not None
     monkeypatch.setattr(library, "_library", None)

@@ -17,7 +17,7 @@ digest of the template sources. It is written atomically (a temporary file, then
 is rebuilt, never trusted.
 
     cache file = MAGIC | sha256(payload) | payload
-    payload    = len(key) as u32 | key (UTF-8 JSON) | body
+    payload    = len(key) as u32 | key (the repr of its sorted items, UTF-8) | body
     body       = marshal((stencils as tuples, constant data))
 """
 
@@ -25,18 +25,14 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import json
 import marshal
 import os
-import platform
 import struct
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
-from . import elf, shared_ir, templates
+from . import shared_ir, templates
 
 MAGIC = b"TJSTENC2"
 _lock = threading.Lock()
@@ -80,12 +76,12 @@ class Library:
     hole_names: dict[str, frozenset[str]]
 
 
-def cache_dir() -> Path:
+def cache_dir() -> str:
     d = os.environ.get("TIERJIT_CACHE_DIR")
     if d:
-        return Path(d)
+        return d
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tierjit"
+    return os.path.join(base, "tierjit")
 
 
 def _target():
@@ -106,8 +102,9 @@ def cache_key() -> dict:
     from ... import __version__
     sources = hashlib.sha256()
     for module in (templates, shared_ir):
-        sources.update(Path(module.__file__).read_bytes())
-    key = {"tierjit": __version__, "python": sys.version, "machine": platform.machine(),
+        with open(module.__file__, "rb") as f:
+            sources.update(f.read())
+    key = {"tierjit": __version__, "python": sys.version, "machine": os.uname().machine,
            "llvmlite": llvmlite.__version__, "llvmlite_lib": _llvmlite_library(llvmlite),
            "cpu": _cpu_identity(), "templates": sources.hexdigest()}
     if key["cpu"] is None:
@@ -118,16 +115,17 @@ def cache_key() -> dict:
 
 def _llvmlite_library(llvmlite) -> list:
     """Name, size and modification time of llvmlite's shared library (LLVM itself)."""
-    d = Path(llvmlite.__file__).parent / "binding"
-    return sorted([p.name, st.st_size, st.st_mtime_ns]
-                  for p in d.glob("*llvmlite*") if p.suffix in (".so", ".dylib", ".dll")
-                  for st in [p.stat()])
+    d = os.path.join(os.path.dirname(llvmlite.__file__), "binding")
+    return sorted([name, st.st_size, st.st_mtime_ns] for name in os.listdir(d)
+                  if "llvmlite" in name and name.endswith((".so", ".dylib", ".dll"))
+                  for st in [os.stat(os.path.join(d, name))])
 
 
 def _cpu_identity() -> str | None:
     """The first CPU's vendor, model and feature flags from /proc/cpuinfo (hashed), or None."""
     try:
-        text = Path("/proc/cpuinfo").read_text(errors="replace")
+        with open("/proc/cpuinfo", errors="replace") as f:
+            text = f.read()
     except OSError:
         return None
     # the first processor's block, less the fields that change while it runs
@@ -156,15 +154,20 @@ def build_object(text: str) -> bytes:
     return tm.emit_object(mod)
 
 
-def cache_path(key: dict) -> Path:
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
-    return cache_dir() / f"stencils-{digest}.bin"
+def _encode(key: dict) -> bytes:
+    return repr(sorted(key.items())).encode()
 
 
-def read_cache(path: Path, key: dict) -> bytes | None:
+def cache_path(key: dict) -> str:
+    digest = hashlib.sha256(_encode(key)).hexdigest()[:24]
+    return os.path.join(cache_dir(), f"stencils-{digest}.bin")
+
+
+def read_cache(path: str, key: dict) -> bytes | None:
     """The cached body for key, or None when the file is missing, stale or corrupt."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError:
         return None
     if len(raw) < len(MAGIC) + 36 or raw[:len(MAGIC)] != MAGIC:
@@ -173,21 +176,19 @@ def read_cache(path: Path, key: dict) -> bytes | None:
     if hashlib.sha256(payload).digest() != digest:
         return None
     (n,) = struct.unpack_from("<I", payload, 0)
-    try:
-        stored = json.loads(payload[4:4 + n].decode())
-    except (UnicodeDecodeError, ValueError):
-        return None
-    if stored != key:
+    if payload[4:4 + n] != _encode(key):
         return None
     return payload[4 + n:]
 
 
-def write_cache(path: Path, key: dict, obj: bytes) -> None:
+def write_cache(path: str, key: dict, obj: bytes) -> None:
     """Atomically: a temporary file in the same directory, then os.replace."""
-    k = json.dumps(key, sort_keys=True).encode()
+    import tempfile
+    k = _encode(key)
     payload = struct.pack("<I", len(k)) + k + obj
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".new", dir=path.parent)
+    folder, name = os.path.split(path)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=name, suffix=".new", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(MAGIC + hashlib.sha256(payload).digest() + payload)
@@ -202,6 +203,7 @@ def write_cache(path: Path, key: dict, obj: bytes) -> None:
 
 def parse(obj: bytes, key: dict, source: str) -> Library:
     """Stencils (code + holes) of every `st_*` function of the object."""
+    from . import elf
     f = elf.read_elf(obj)
     text = f.section(".text")
     # read-only data sections, laid out one after the other (aligned)
