@@ -4,7 +4,8 @@ In `for i in range(start, stop, step)` with a constant step > 0 and start >= 0, 
 `a * i + c` (constants a > 0, c >= 0) into an array defined before the loop takes its largest
 value at the loop's last iteration. So one GUARD_INBOUNDS in the block that enters the loop
 checks `a * last + c < shape[d]` (or that the loop runs no iteration), and the access inside
-the loop keeps no bounds check of its own for that dimension (`Instr.inbounds`).
+the loop keeps no bounds check of its own for that dimension (`Instr.inbounds`). With a step
+of 1, last is `stop - 1`: an inner loop `range(i + 1, n)` gets the same check for every i.
 
 Python's semantics are kept because the guard deoptimises to the loop's entry: when some
 iteration would index out of bounds, tier 0 runs the loop from its start and raises the
@@ -68,7 +69,7 @@ def hoist_bounds_checks(fn: Function, avoid: frozenset = frozenset()) -> Functio
         if not wanted:
             continue
         pre = entries[0]
-        _guard(fn, pre, wanted, start, step, n, h.instrs[0].line)
+        _guard(fn, pre, wanted, start, stop, step_c.attr, step, n, h.instrs[0].line)
         hoisted = True
     return compute_ranges(fn) if hoisted else fn
 
@@ -97,10 +98,15 @@ def _affine(x: Value, ivs: set, defs) -> tuple[int, int] | None:
     return None
 
 
-def _guard(fn: Function, pre: Block, wanted: dict, start: Value, step: Value, n: Value,
-           line: int) -> None:
+def _guard(fn: Function, pre: Block, wanted: dict, start: Value, stop: Value, step_c: int,
+           step: Value, n: Value, line: int) -> None:
     """In `pre`, before its jump into the loop: last = start + (n - 1) * step, then one
-    GUARD_INBOUNDS per (array, dimension, a, c); marks the accesses it covers."""
+    GUARD_INBOUNDS per (array, dimension, a, c); marks the accesses it covers.
+
+    With a step of 1, last is stop - 1 whenever the loop runs (n > 0, the only case a
+    guard checks): `for j in range(i + 1, m)` nested in a loop over i then checks
+    `3 * (m - 1) + 2 < shape[0]`, the same for every i, and LLVM computes it once, out
+    of the outer loop; only whether the inner loop runs is left to test per i."""
     new: list[Instr] = []
 
     def emit(op: Op, args: list[Value], attr=None) -> Value:
@@ -110,7 +116,10 @@ def _guard(fn: Function, pre: Block, wanted: dict, start: Value, step: Value, n:
         return v
 
     one = emit(Op.CONST, [], 1)
-    last = emit(Op.ADD, [start, emit(Op.MUL, [emit(Op.SUB, [n, one]), step])])
+    if step_c == 1 and stop.range is not None and stop.range[0] >= 0:
+        last = emit(Op.SUB, [stop, one])              # no larger than the other form
+    else:
+        last = emit(Op.ADD, [start, emit(Op.MUL, [emit(Op.SUB, [n, one]), step])])
     for (arr, d, a, c), uses in wanted.items():
         x = last if a == 1 else emit(Op.MUL, [last, emit(Op.CONST, [], a)])
         x = x if c == 0 else emit(Op.ADD, [x, emit(Op.CONST, [], c)])

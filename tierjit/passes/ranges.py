@@ -8,10 +8,13 @@ uses them to drop overflow guards that cannot fail (`3 * i + 2` for an index `i`
 array) and Python's negative-index handling where an index is never negative.
 
 Loops are handled by iterating to a fixpoint, widening a block parameter's bound to the
-i64 limit as soon as it grows a second time. One kind of loop variable is bounded instead: a
-*counter* of a counted loop (`for i in range(...)`), which each iteration either keeps or
-increases by a constant (`inside += 1` under an `if`): it cannot pass its start plus that
-constant times the trip count, and a trip count is below 2**63.
+i64 limit as soon as it grows a second time. Two kinds of loop variable are bounded instead:
+the hidden iteration count k of a counted loop (`for i in range(...)`), which stays within
+its entry value and the range's length n it is tested against (`k < n`, then `k + 1`); and a
+*counter* of a counted loop, which each iteration either keeps or increases by a constant
+(`inside += 1` under an `if`): it cannot pass its start plus that constant times the trip
+count, and a trip count is below 2**63. A range's length is bounded by its operands:
+`range(i + 1, n)` has at most n - 1 items.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ def compute_ranges(fn: Function, entry: list | None = None) -> Function:
             known = entry[i] if entry is not None else None
             p.range = known or (I64 if p.type.py is int else (0, 1))
     order = reverse_postorder(fn)
-    counters = _counters(fn)
+    counters, counts = _counters(fn)
     entering: dict[Value, tuple[int, int]] = {}    # a counter's range on entry to its loop
     changed = True
     while changed:
@@ -84,6 +87,15 @@ def compute_ranges(fn: Function, entry: list | None = None) -> Function:
                 for e in ins.targets:
                     for p, a in zip(e.block.params, e.args):
                         if not _is_int(p):
+                            continue
+                        if p in counts:
+                            n, back = counts[p]
+                            if b in back:
+                                continue          # k + 1 <= n: the body ran because k < n
+                            lo, hi = entering[p] = _join(entering.get(p), _rng(a))
+                            new = (lo, max(hi, _rng(n)[1]))
+                            if new != p.range:
+                                p.range, changed = new, True
                             continue
                         if p in counters:
                             step, k, back = counters[p]
@@ -154,20 +166,24 @@ def speculate_loop_ranges(fn: Function, avoid: frozenset = frozenset()) -> Funct
     return compute_ranges(fn) if guarded else fn
 
 
-def _counters(fn: Function) -> dict[Value, tuple[int, Value, set]]:
+def _counters(fn: Function) -> tuple[dict[Value, tuple[int, Value, set]],
+                                      dict[Value, tuple[Value, set]]]:
     """Counters of counted loops (see the module docstring): header parameter -> (largest
     step, the loop's iteration count k, the blocks whose edges into the header are back
-    edges)."""
+    edges); and each loop's k -> (the length n it is tested against, those blocks). k
+    stays within its entry value and n: it only grows, by one, while k < n."""
     from ..ir.loops import natural_loops
     from ..ir.verifier import dominators
     dom = dominators(fn)
     found: dict[Value, tuple[int, Value, set]] = {}
+    counts: dict[Value, tuple[Value, set]] = {}
     defs = {ins.result: ins for b in fn.blocks for ins in b.instrs if ins.result is not None}
     for h in natural_loops(fn):
         back = {b for b in fn.blocks if h in b.successors and h in dom.get(b, ())}
         k = _iteration_count(h, back, defs) if back else None
         if k is None:
             continue
+        counts[k] = (h.instrs[0].args[1], back)
         for i, p in enumerate(h.params):
             if not _is_int(p) or p.type.py is not int:
                 continue
@@ -175,7 +191,7 @@ def _counters(fn: Function) -> dict[Value, tuple[int, Value, set]]:
                      for e in b.terminator.targets if e.block is h]
             if p is not k and steps and all(s is not None for s in steps):
                 found[p] = (max(steps), k, back)
-    return found
+    return found, counts
 
 
 def _iteration_count(h, back: set, defs) -> Value | None:
@@ -227,6 +243,19 @@ def _step_from(v: Value, p: Value, defs, fn: Function, seen=None) -> int | None:
     return None if any(s is None for s in steps) else max(steps)
 
 
+def _range_len_bound(start, stop, step) -> int:
+    """The largest len(range(start, stop, step)) for operands in those ranges: the widest
+    span from start to stop over the smallest step. A step whose sign is not known (or
+    that may be 0, which raises) leaves only the bound of every length, 2**63 - 1."""
+    if step[0] > 0:
+        span, by = stop[1] - start[0], step[0]
+    elif step[1] < 0:
+        span, by = start[1] - stop[0], -step[1]
+    else:
+        return I64[1]
+    return min(max(0, -(-span // by)), I64[1])
+
+
 def _join(a, b):
     if a is None:
         return b
@@ -270,7 +299,7 @@ def _transfer(ins, shapes) -> tuple[int, int] | None:
     if op is Op.CALL_BUILTIN and ins.attr == "len" and isinstance(args[0].type, ArrayT):
         return 0, max_dim(args[0].type)
     if op is Op.RANGE_LEN:
-        return 0, I64[1]
+        return 0, _range_len_bound(*(_rng(a) for a in args))
     if op is Op.RANGE_ITEM:
         start, stop, step = (_rng(a) for a in args[:3])
         if step[0] > 0:

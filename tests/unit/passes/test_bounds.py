@@ -101,3 +101,29 @@ def test_negative_starts_and_strided_2d_loops():
     f = _opt(grid)
     f(g, 4, 5)
     assert f.inspect("opt").count("guard_inbounds") >= 2
+
+
+
+def pair_kicks(v, m, dt):
+    n = m.shape[0]
+    for i in range(n):
+        for j in range(i + 1, n):
+            v[2 * i] -= dt * m[j]
+            v[2 * j + 1] += dt * m[i]
+    return v
+
+
+def test_an_inner_loop_from_the_outer_index_is_checked_against_its_stop():
+    """range(i + 1, n) with step 1: the last index is n - 1 whenever the loop runs, so the
+    check is the same for every i (only `n > 0` is left per i); exact when it fails."""
+    f = _opt(pair_kicks)
+    f(np.zeros(8), np.ones(4), 0.5)
+    inner = f.inspect("opt").split("range_len")[2].split("jump")[0]   # before the j loop
+    assert inner.count("guard_inbounds") == 2 and " sub %" in inner and " mul %" in inner
+    assert "range_item" not in inner                  # last = n - 1: nothing from i
+    for v, m in ((8, 4), (7, 4), (2, 1), (0, 0), (9, 5), (3, 4), (1, 1), (10, 5)):
+        got, want = np.arange(float(v)), np.arange(float(v))
+        kind, msg = _outcome(f, got, np.ones(m), 0.5)
+        want_kind, want_msg = _outcome(pair_kicks, want, np.ones(m), 0.5)
+        assert kind == want_kind and (kind == "ok" or msg == want_msg), (v, m)
+        assert np.array_equal(got, want), (v, m)        # the writes before an IndexError

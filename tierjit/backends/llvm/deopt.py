@@ -57,8 +57,8 @@ class DeoptOps:
         self.branch_to_deopt(cond)
 
     def defer_non_finite(self, x: str, ll_type: str, operands: tuple[str, ...] = ()) -> None:
-        """Deoptimise (deferred) if x is inf or NaN: x - x is 0.0 for finite x and NaN
-        otherwise; the differences are summed and the sum is tested once, at the flush.
+        """Deoptimise (deferred) if x is inf or NaN: the pending values are combined into
+        one (`nan_sum`) that is NaN if any of them is not finite, tested once, at the flush.
 
         `operands` are values a finite x proves finite (those of an add, sub or mul, the
         dividend of a division): their own pending checks, with the same frame state, are
@@ -69,9 +69,7 @@ class DeoptOps:
             for o in operands:
                 self.nan_terms.pop(o, None)
             return
-        d = self.emit(f"fsub {ll_type} {x}, {x}")
-        if ll_type == "float":
-            d = self.emit(f"fpext float {d} to double")
+        d = self.emit(f"fpext float {x} to double") if ll_type == "float" else x
         for o in operands:
             self.nan_terms.pop(o, None)
         self.nan_terms[x] = d
@@ -80,12 +78,10 @@ class DeoptOps:
     def flush(self) -> None:
         """Test the pending guards: deoptimise to their frame state if any failed.
         In a pure loop, guards wait for the loop's exit (see flush_region): the pending
-        conditions are or-ed into its flag and the pending NaN sum is added to its sum
-        here, once per block, so a loop's running sum takes one addition per iteration on
-        its critical path, not one per checked value."""
-        nan = None
-        for d in self.nan_terms.values():
-            nan = d if nan is None else self.emit(f"fadd double {nan}, {d}")
+        conditions are or-ed into its flag and the pending values' `nan_sum` is added to
+        its sum here, once per block, so a loop's running sum takes one addition per
+        iteration on its critical path, not one per checked value."""
+        nan = self.nan_sum(list(self.nan_terms.values()))
         self.nan_terms = {}
         if self.cur_region is not None:
             flag, total = self.region_slots[self.cur_region]
@@ -109,6 +105,20 @@ class DeoptOps:
             self.branch_to_deopt(cond)
             self.cur_fs = saved
 
+    def nan_sum(self, terms: list[str]) -> str | None:
+        """One double that is NaN if any of `terms` is inf or NaN, else ±0.0: the sum of
+        the terms times 0.0 (inf * 0.0 is NaN, NaN absorbs), each product fused into the
+        sum (llvm.fmuladd: one FMA per term where the CPU has them, and no overflow to
+        inf, as adding the terms themselves could)."""
+        if not terms:
+            return None
+        self.declare("declare double @llvm.fmuladd.f64(double, double, double)")
+        acc = self.emit(f"fmul double {terms[0]}, 0.0")
+        for x in terms[1:]:
+            acc = self.emit(f"call double @llvm.fmuladd.f64(double {x}, double 0.0, "
+                            f"double {acc})")
+        return acc
+
     def flush_region(self, h: Block, values: dict | None = None) -> None:
         """Leaving the pure loop of h (or polling in it): deoptimise to its entry if any of
         its guards failed or an accumulator (find_accumulators) is not finite. `values`
@@ -116,18 +126,15 @@ class DeoptOps:
         edges, the accumulators' latest values are not the parameters yet."""
         flag, nan = self.region_slots[h]
         f = self.emit(f"load i1, ptr {flag}")
-        total = self.emit(f"load double, ptr {nan}")
+        terms = [self.emit(f"load double, ptr {nan}")]
         for p in self.region_accumulators.get(h, ()):
             x = (values or {}).get(p, self.vals[p])
             t = p.type
             if isinstance(t, UnionT):               # float | numpy.float64: the double
                 x = self.emit(f"extractvalue {ll(t)} {x}, 0")
                 t = union_members(t)[0]
-            d = self.emit(f"fsub {ll(t)} {x}, {x}")
-            if ll(t) == "float":
-                d = self.emit(f"fpext float {d} to double")
-            total = self.emit(f"fadd double {total}, {d}")
-        n = self.emit(f"fcmp uno double {total}, 0.0")
+            terms.append(self.emit(f"fpext float {x} to double") if ll(t) == "float" else x)
+        n = self.emit(f"fcmp uno double {self.nan_sum(terms)}, 0.0")
         self.cur_fs, saved = self.region_fs[h], self.cur_fs
         self.branch_to_deopt(self.emit(f"or i1 {f}, {n}"))
         self.cur_fs = saved

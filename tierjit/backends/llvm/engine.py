@@ -8,7 +8,7 @@ MCJIT fixes the code-generator level per instance, and it dominates the cost of 
 engine: opt 0-1 modules use fast instruction selection, opt 2-3 the aggressive code generator.
 Every defined symbol is registered process-wide, so modules call each other across instances.
 
-    compile_ir(text) = parse -> verify -> new-PM O<opt> pipeline (loop + SLP vectorise)
+    compile_ir(text) = parse -> verify -> new-PM O<opt> pipeline (loop vectorise)
                        -> resolve external symbols -> add to MCJIT -> finalise -> addresses
 
 llvmlite is imported inside functions only: `import tierjit` must not pay ~65 ms for LLVM.
@@ -208,7 +208,14 @@ class LLVMEngine:
         pto = llvm.create_pipeline_tuning_options(speed_level=opt)
         if opt >= 2:
             pto.loop_vectorization = True
-            pto.slp_vectorization = True
+            # No SLP vectoriser: what it pairs in our code is a[3 * i] with a[3 * i + 1], into
+            # 16-byte loads of memory that the loop before wrote 8 bytes at a time (nbody's
+            # positions, read by the next step's pair loop). Such a load cannot be forwarded
+            # from the two pending stores, which is the likely reason it cost nbody, whose
+            # steps form one chain of latencies: 20.3 -> 17.0 ms without it (best of 40, same
+            # process). No other kernel's vector code changes (it comes from the loop
+            # vectoriser), nor its time.
+            pto.slp_vectorization = False
         builder = llvm.create_pass_builder(self._machine(3)[0], pto)
         builder.getModulePassManager().run(module, builder)
 

@@ -60,9 +60,7 @@ class SelectOps:
                 r = self.value(arm, i, x)
                 if x.result is not None:
                     self.vals[x.result] = r
-            nan = None
-            for d in self.nan_terms.values():
-                nan = d if nan is None else self.emit(f"fadd double {nan}, {d}")
+            nan = self.nan_sum(list(self.nan_terms.values()))
             edge = arm.terminator.targets[0]
             args = [self.coerce(self.vals[a], a.type, p.type)
                     for a, p in zip(edge.args, join.params)]
