@@ -74,12 +74,13 @@ _TPFLAGS_DEFAULT = 1 << 18  # Py_TPFLAGS_HAVE_VERSION_TAG
 class _Runtime:
     """The entry type plus the addresses of its compiled slot functions (one per process)."""
 
-    __slots__ = ("clear", "forward", "type")
+    __slots__ = ("clear", "forward", "type", "upgrade")
 
-    def __init__(self, tp: type, forward: int, clear: int) -> None:
+    def __init__(self, tp: type, forward: int, clear: int, upgrade: int) -> None:
         self.type = tp
         self.forward = forward
         self.clear = clear  # exposed for tests that exercise tp_clear directly
+        self.upgrade = upgrade  # runtime/shim.py: a shim becomes an entry in place
 
 
 _runtime: _Runtime | None = None
@@ -160,7 +161,7 @@ def _build_runtime() -> _Runtime:
     tp = from_spec(ctypes.byref(spec))
     _install_python_level(tp)
     _freeze(tp)
-    return _Runtime(tp, address["forward"], address["clear"])
+    return _Runtime(tp, address["forward"], address["clear"], address["upgrade"])
 
 
 def _install_python_level(tp: type) -> None:
@@ -204,6 +205,12 @@ def make_entry(dispatcher: object, fallback: Any) -> Any:
 
 def is_entry(obj: object) -> bool:
     return _runtime is not None and type(obj) is _runtime.type
+
+
+def upgrade_address() -> int:
+    """Address of `void upgrade(PyObject *shim, PyTypeObject *entry_type, void *slot)`:
+    stores the slot, then switches the object's type (runtime/shim.py)."""
+    return _get_runtime().upgrade
 
 
 def forwarder_address() -> int:

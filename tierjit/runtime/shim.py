@@ -1,14 +1,14 @@
 """The object `@jit` returns before any native code exists: a Python stand-in for the entry.
 
-A native entry (runtime.entry) needs its type's slot functions compiled by LLVM: importing
-llvmlite, creating the engine and compiling the runtime module cost ~0.3 s in a fresh process,
-which a program that never gets hot must not pay. So `@jit` returns a `Shim`, an instance of an
+A native entry (runtime.entry) needs its type's slot functions in code memory (copied from the
+stencil library, which may first have to be built with LLVM), a cost a program that never gets
+hot must not pay. So `@jit` returns a `Shim`, an instance of an
 ordinary Python class whose memory layout *is* the entry's — same basic size, the same three
 pointer fields at the same offsets, the weakref list in the same place, both garbage-collected —
 and whose `__call__` forwards to the fallback, like the entry's generic slot does.
 
 When a function's first native code is installed, its shim becomes an entry in place: one small
-C function (compiled together with the first native code, on the compiler thread) stores the
+C function (made with the entry type's slots, backends/stencils/shared_ir.py) stores the
 native address into the slot field and switches `ob_type` to the entry type, under the GIL and
 with no Python code in between. The object users hold keeps its identity, its weakrefs and
 every reference to it (tier-0 code and native callers call it by address), and from then on
@@ -123,49 +123,24 @@ def is_shim(obj: object) -> bool:
 
 # --------------------------------------------------------------------------- the upgrade
 
-_UPGRADE_IR = """
-declare void @Py_IncRef(ptr)
-declare void @Py_DecRef(ptr)
-
-; Shim -> entry in place: store the native slot, then switch the type. Runs with the GIL held
-; and calls nothing that could run Python code or a collection between the two stores.
-define void @tierjit_shim_upgrade(ptr %obj, ptr %type, ptr %slot) {{
-entry:
-  %pt = getelementptr inbounds i8, ptr %obj, i64 {ob_type}
-  %old = load ptr, ptr %pt, align 8
-  call void @Py_IncRef(ptr %type)
-  %ps = getelementptr inbounds i8, ptr %obj, i64 {slot_offset}
-  store ptr %slot, ptr %ps, align 8
-  store ptr %type, ptr %pt, align 8
-  call void @Py_DecRef(ptr %old)
-  ret void
-}}
-"""
-
 _upgrade_fn: "Any" = None
 _upgrade_lock = allocate_lock()
 _install_lock = allocate_lock()   # one upgrade or slot store at a time
 
 
 def _upgrader() -> "Any":
-    """The compiled upgrade function, built once (with the entry runtime) on first use."""
+    """The upgrade function (made with the entry type, backends/stencils/shared_ir.py)."""
     global _upgrade_fn
     if _upgrade_fn is None:
         with _upgrade_lock:
             if _upgrade_fn is None:
                 import ctypes
 
-                from ..backends.llvm.engine import compile_ir
-                from . import capi
                 from . import entry as _entry
-                lay = capi.object_layout()
-                _entry.entry_type()            # the runtime (and its checks) first
-                module = compile_ir(_UPGRADE_IR.format(ob_type=lay.ob_type,
-                                                       slot_offset=SLOT_OFFSET), opt=1)
                 # PYFUNCTYPE: the GIL stays held for the whole call (CFUNCTYPE would drop it).
                 proto = ctypes.PYFUNCTYPE(None, ctypes.py_object, ctypes.py_object,
                                           ctypes.c_void_p)
-                fn = proto(module.address("tierjit_shim_upgrade"))
+                fn = proto(_entry.upgrade_address())
                 _check_live_layout()
                 _upgrade_fn = fn
     return _upgrade_fn

@@ -260,12 +260,12 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     return ext
 
 
-_ENTRY_TYPE_SLOTS = ("forward", "new", "dealloc", "traverse", "clear", "descr_get")
+_ENTRY_TYPE_SLOTS = ("forward", "new", "dealloc", "traverse", "clear", "descr_get", "upgrade")
 
 
 def entry_type_slots(lib: Library, offsets: dict[str, int]) -> dict[str, int]:
-    """The native entry type's C slots (shared_ir.ENTRY_TYPE), copied and patched into the
-    arena: slot name -> address. `offsets` fills the field-offset holes (A ... TC). Called
+    """The native entry type's C slots and the shim upgrade (shared_ir.ENTRY_TYPE), copied
+    and patched into the arena: name -> address. `offsets` fills the field-offset holes (A ... TC). Called
     once per process (runtime/entry.py); no LLVM runs."""
     message = ctypes.create_string_buffer(
         b"tierjit.Function() takes exactly 2 arguments (dispatcher, fallback)")

@@ -425,7 +425,8 @@ fallback:
 """
 
 
-# The C slots of the native entry type (runtime/entry.py: tierjit.Function), made once per
+# The C slots of the native entry type (runtime/entry.py: tierjit.Function), and the
+# function that turns a shim into an entry in place (runtime/shim.py), made once per
 # process from the library like the routines above, so that the type exists without LLVM.
 # Holes: the entry's field offsets A (slot), B (dispatcher), C (fallback), D (weakref list);
 # PyObject's ob_type E, a tuple's ob_size TA and its items TB, TC; the forwarder's address K,
@@ -578,5 +579,20 @@ same:
 bind:
   %m = call ptr @PyMethod_New(ptr %self, ptr %obj)
   ret ptr %m
+}
+
+; Shim -> entry in place (runtime/shim.py): store the native slot, then switch the type. Runs
+; with the GIL held and calls nothing that could run Python code or a collection between the
+; two stores.
+define void @st_type_upgrade(ptr %obj, ptr %type, ptr %slot) #0 {
+entry:
+  %pt = getelementptr inbounds i8, ptr %obj, i64 ptrtoint (ptr @E to i64)
+  %old = load ptr, ptr %pt, align 8
+  call void @Py_IncRef(ptr %type)
+  %ps = getelementptr inbounds i8, ptr %obj, i64 ptrtoint (ptr @A to i64)
+  store ptr %slot, ptr %ps, align 8
+  store ptr %type, ptr %pt, align 8
+  call void @Py_DecRef(ptr %old)
+  ret void
 }
 """
