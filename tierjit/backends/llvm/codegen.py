@@ -33,13 +33,14 @@ from ...ir.ops import BINARY_OPS, COMPARE_OPS, Op
 from ...ir.verifier import dominators, reverse_postorder
 from ...passes.ranges import I64, arith, within_i64
 from ...types.lattice import BOOL, INT, Scalar, TupleT, Type, UnionT, members
+from ..pure_callees import inline_body
 from .arrays import ArrayOps
 from .boxing import Boxing
 from .calls import CallOps
 from .chunks import ChunkOps
 from .deopt import DeoptOps, ImpureLoop
 from .helpers import HELPERS, NEEDS
-from .inline import InlineOps, NotInlined, inline_body
+from .inline import InlineOps, NotInlined
 from .lltypes import kind, ll, union_members
 from .mathfns import MathOps
 from .scalar import ScalarOps, fconst

@@ -1,8 +1,8 @@
 """Calls of small pure jitted functions, generated in place (mixed into FunctionCodegen).
 
-A callee whose typed IR is one block of pure operations (arithmetic, comparisons, math,
-builtins, array reads; no stores, calls, raises or unions) is generated inside its caller,
-from a copy of its IR whose parameters take the caller's arguments:
+A callee whose typed IR is one block of pure operations (backends/pure_callees.py: arithmetic,
+comparisons, math, builtins, array reads; no stores, calls, raises or unions) is generated
+inside its caller, from a copy of its IR whose parameters take the caller's arguments:
 
 - its value ranges start from the arguments' ranges, so a caller's loop bounds reach the
   callee's index arithmetic (`eval_a(i, j)` computing `(i + j) * (i + j + 1)` needs no
@@ -21,13 +21,7 @@ from __future__ import annotations
 from ...errors import Unsupported
 from ...ir.clone import clone
 from ...ir.nodes import Function, Instr
-from ...ir.ops import BINARY_OPS, COMPARE_OPS, IDENTITY_OPS, UNARY_OPS, Op
-from ...types.lattice import ArrayT, Scalar, TupleT, Type
-
-_PURE_OPS = BINARY_OPS | COMPARE_OPS | IDENTITY_OPS | UNARY_OPS | {
-    Op.CONST, Op.NOT, Op.TRUTH, Op.CALL_MATH, Op.CALL_BUILTIN, Op.MAKE_TUPLE, Op.TUPLE_GET,
-    Op.GETITEM, Op.GETATTR, Op.LEN, Op.GUARD_RANGE, Op.RETURN}
-MAX_INSTRS = 40          # larger callees are called: their code is worth sharing
+from ...ir.ops import Op
 
 
 class NotInlined(Exception):
@@ -36,31 +30,6 @@ class NotInlined(Exception):
 
     def __init__(self, ins: Instr):
         self.ins = ins
-
-
-def _plain(t: Type | None) -> bool:
-    if isinstance(t, TupleT):
-        return all(_plain(i) for i in t.items)
-    return isinstance(t, (Scalar, ArrayT))
-
-
-def inline_body(ins: Instr, caller) -> Function | None:
-    """The callee's typed IR to generate in place of CALL_JIT ins, or None to call it."""
-    callee = ins.attr
-    if callee is caller:
-        return None
-    try:
-        typed = callee.infer(tuple(a.type for a in ins.args))
-    except Unsupported:
-        return None
-    fn = typed.fn
-    if typed.partial or len(fn.blocks) != 1 or len(fn.blocks[0].instrs) > MAX_INSTRS:
-        return None
-    for i in fn.blocks[0].instrs:
-        if i.op not in _PURE_OPS or not all(_plain(a.type) for a in i.args) or \
-                i.result is not None and not _plain(i.result.type):
-            return None
-    return fn
 
 
 class InlineOps:

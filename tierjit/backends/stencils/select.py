@@ -49,6 +49,9 @@ class Selection(OpSelection):
         self.pyops: list[tuple[Instr, int, dict]] = []   # (instr, frame state, holes)
         self.calls: list[tuple[Instr, tuple]] = []
         self.call_cells: list[tuple[dict, object, tuple]] = []
+        # calls of small pure callees generated in place (select_ops.inline): the call ->
+        # a copy of the callee's IR, its ranges from the call's arguments
+        self.inlined: dict[Instr, Function] = {}
 
     # -- slots -----------------------------------------------------------------------------
     def allocate(self) -> int:
@@ -83,6 +86,23 @@ class Selection(OpSelection):
                     continue
                 op = ins.op
                 t = r.type
+                if op is Op.CALL_JIT:
+                    body = _inline_copy(ins)
+                    if body is not None:
+                        # the callee's values: its constants in the table, the rest slots
+                        # of their own (its parameters are the call's arguments)
+                        self.inlined[ins] = body
+                        for cins in body.blocks[0].instrs:
+                            c = cins.result
+                            if c is None:
+                                continue
+                            if cins.op is Op.CONST:
+                                offset[c] = at
+                                at += 8 * width(c.type)
+                                consts += _const_words(cins.attr, c.type)
+                            else:
+                                rest.append(c)
+                                union = union or kind(c.type) == "union"
                 if op is Op.CONST:
                     offset[r] = at
                     c = ins.attr
@@ -450,3 +470,16 @@ def _const_words(c, t: Type) -> list[int]:
             raise Unsupported(f"the constant {c!r} (beyond 64 bits)")
         return [v]
     raise Unsupported(f"a constant of type {t}")
+
+
+def _inline_copy(ins: Instr) -> Function | None:
+    """A copy of the callee's IR to generate in place of CALL_JIT ins (pure_callees), with
+    its constants folded and its value ranges starting from the arguments' ranges."""
+    from ...ir.clone import clone
+    from ...passes.fold import fold_constants
+    from ...passes.ranges import compute_ranges
+    from ..pure_callees import inline_body
+    body = inline_body(ins, None)
+    if body is None:
+        return None
+    return compute_ranges(fold_constants(clone(body)), entry=[a.range for a in ins.args])

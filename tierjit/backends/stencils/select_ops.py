@@ -163,6 +163,9 @@ class OpSelection:
             if self.builtin(b, i, ins):
                 return
         elif op is Op.CALL_JIT:
+            if ins in self.inlined:
+                self.inline(b, i, ins)
+                return
             if self.call_jit(b, i, ins):
                 return
         self.pyop(b, i, ins)
@@ -337,6 +340,18 @@ class OpSelection:
             self.add("mov", A=o[args[0]] + 16, C=o[r])
             return True
         return False
+
+    def inline(self, b: Block, i: int, ins: Instr) -> None:
+        """The callee's body in place of CALL_JIT ins (Selection.inlined): its parameters are
+        the arguments' slots, and each of its guards deoptimises to the frame state before the
+        call, so tier 0 makes the real call (its own exceptions, warnings and traceback)."""
+        block = self.inlined[ins].blocks[0]
+        for p, a in zip(block.params, ins.args):
+            self.offset[p] = self.offset[a]
+        for cins in block.instrs[:-1]:
+            self.instr(b, i, cins)
+        v = block.instrs[-1].args[0]
+        self.mov(self.offset[v], self.offset[ins.result], width(ins.result.type))
 
     def call_jit(self, b: Block, i: int, ins: Instr) -> bool:
         """A call of another jitted function's baseline core through its cell: the arguments
