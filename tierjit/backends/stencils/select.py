@@ -70,6 +70,7 @@ class Selection(OpSelection):
         alias: dict[Value, Value] = {}
         defs: dict[Value, tuple[Block, int]] = {}
         rest: list[Value] = []
+        into_result: dict[Value, Value] = {}     # an inlined callee's result -> the call's
         union = False
         pow2, consts = self.pow2, self.consts
         for b in fn.blocks:
@@ -90,17 +91,26 @@ class Selection(OpSelection):
                     body = _inline_copy(ins)
                     if body is not None:
                         # the callee's values: its constants in the table, the rest slots
-                        # of their own (its parameters are the call's arguments)
+                        # of their own (its parameters are the call's arguments), except
+                        # the value it returns, computed straight into the call's slots
                         self.inlined[ins] = body
-                        for cins in body.blocks[0].instrs:
+                        instrs = body.blocks[0].instrs
+                        ret = instrs[-1].args[0]
+                        if sum(a is ret for x in instrs for a in x.args) == 1:
+                            into_result[ret] = r
+                        for cins in instrs:
                             c = cins.result
                             if c is None:
                                 continue
                             if cins.op is Op.CONST:
                                 offset[c] = at
+                                cv = cins.attr
+                                if type(cv) is int and 0 < cv < 2**62 and cv & (cv - 1) == 0:
+                                    pow2[c] = cv.bit_length() - 1
                                 at += 8 * width(c.type)
-                                consts += _const_words(cins.attr, c.type)
-                            else:
+                                consts += _const_words(cv, c.type)
+                                into_result.pop(c, None)
+                            elif c not in into_result:
                                 rest.append(c)
                                 union = union or kind(c.type) == "union"
                 if op is Op.CONST:
@@ -131,6 +141,8 @@ class Selection(OpSelection):
                 at += 8 * width(v.type)
         for v, p in share.items():                  # an edge argument in its parameter's slots
             offset[v] = offset[p]
+        for v, r in into_result.items():
+            offset[v] = offset[r]
         for v in alias:                             # the same value under another name
             x = v
             while x in alias:
