@@ -192,7 +192,7 @@ def _freeze(tp: type) -> None:
 
 
 def entry_type() -> type:
-    """The entry type, built (and its slot functions compiled) on first use."""
+    """The entry type, built (its slot functions copied from the stencil library) on first use."""
     return _get_runtime().type
 
 
