@@ -144,9 +144,8 @@ class CallOps:
                 return None             # its native code keeps deoptimising: call its entry
             if getattr(spec.native, "tier", None) == "baseline":
                 return None             # copy-and-patch code has its own ABI: call its entry
-            if spec.native is not None and spec.typed.return_type != rt:
-                return None
-            if spec.native is not None and not natural_loops(spec.typed.fn):
+            if spec.native is not None and spec.typed.return_type == rt \
+                    and not natural_loops(spec.typed.fn):
                 return self.call_core("@" + self.embed(spec.native), a, ts, rt)
             # A callee with loops is called, not embedded: a call costs nothing next to its
             # loops, and embedding would have LLVM optimise its body (and everything it

@@ -32,7 +32,7 @@ import sys
 import threading
 from dataclasses import dataclass
 
-from . import shared_ir, templates
+from . import elf, shared_ir, templates
 
 MAGIC = b"TJSTENC2"
 _lock = threading.Lock()
@@ -203,7 +203,6 @@ def write_cache(path: str, key: dict, obj: bytes) -> None:
 
 def parse(obj: bytes, key: dict, source: str) -> Library:
     """Stencils (code + holes) of every `st_*` function of the object."""
-    from . import elf
     f = elf.read_elf(obj)
     text = f.section(".text")
     # read-only data sections, laid out one after the other (aligned)

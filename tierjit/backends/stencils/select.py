@@ -18,7 +18,7 @@ from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import Op
 from ...ir.verifier import dominators, predecessors
 from ...passes.ranges import arith, within_i64
-from ...types.lattice import BOOL, ArrayT, Scalar, TupleT, Type
+from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from . import frame as fr, library
 from .emit import Label
 from .kinds import _CMP, _CMP_V, _NO_SHARE_V, _is_float, _is_int, kind, width
@@ -72,7 +72,6 @@ class Selection(OpSelection):
         rest: list[Value] = []
         into_result: dict[Value, Value] = {}     # an inlined callee's result -> the call's
         union = False
-        pow2, consts = self.pow2, self.consts
         for b in fn.blocks:
             if b.params and b is not fn.entry:
                 rest += b.params
@@ -90,36 +89,11 @@ class Selection(OpSelection):
                 if op is Op.CALL_JIT:
                     body = _inline_copy(ins)
                     if body is not None:
-                        # the callee's values: its constants in the table, the rest slots
-                        # of their own (its parameters are the call's arguments), except
-                        # the value it returns, computed straight into the call's slots
                         self.inlined[ins] = body
-                        instrs = body.blocks[0].instrs
-                        ret = instrs[-1].args[0]
-                        if sum(a is ret for x in instrs for a in x.args) == 1:
-                            into_result[ret] = r
-                        for cins in instrs:
-                            c = cins.result
-                            if c is None:
-                                continue
-                            if cins.op is Op.CONST:
-                                offset[c] = at
-                                cv = cins.attr
-                                if type(cv) is int and 0 < cv < 2**62 and cv & (cv - 1) == 0:
-                                    pow2[c] = cv.bit_length() - 1
-                                at += 8 * width(c.type)
-                                consts += _const_words(cv, c.type)
-                                into_result.pop(c, None)
-                            elif c not in into_result:
-                                rest.append(c)
-                                union = union or kind(c.type) == "union"
+                        at, u = self._inlined_values(ins, body, at, rest, into_result)
+                        union = union or u
                 if op is Op.CONST:
-                    offset[r] = at
-                    c = ins.attr
-                    if type(c) is int and 0 < c < 2**62 and c & (c - 1) == 0:
-                        pow2[r] = c.bit_length() - 1
-                    at += 8 * width(t)
-                    consts += _const_words(c, t)
+                    at = self._constant(r, ins.attr, at)
                 elif op is Op.TRUTH and kind(t) == "bool" and kind(ins.args[0].type) == "bool":
                     alias[r] = ins.args[0]       # truth of a bool: that bool
                 else:
@@ -130,7 +104,7 @@ class Selection(OpSelection):
             union = union or any(kind(p.type) == "union" for p in b.params)
         if union:
             self.zero, self.one = at, at + 8         # union tags of known members
-            consts += [0, 1]
+            self.consts += [0, 1]
             at += 16
         self.nconsts = (at - const_start) // 8
         self.uses = uses
@@ -150,6 +124,37 @@ class Selection(OpSelection):
             offset[v] = offset[x]
         self.scratch = at                           # call arguments, parallel moves
         return at
+
+    def _constant(self, v: Value, value, at: int) -> int:
+        """Constant v's slots in the constant table, from `at`; returns the next free slot."""
+        self.offset[v] = at
+        if type(value) is int and 0 < value < 2**62 and value & (value - 1) == 0:
+            self.pow2[v] = value.bit_length() - 1
+        self.consts += _const_words(value, v.type)
+        return at + 8 * width(v.type)
+
+    def _inlined_values(self, ins: Instr, body: Function, at: int, rest: list[Value],
+                        into_result: dict[Value, Value]) -> tuple[int, bool]:
+        """Slots for the values of a callee generated in place of CALL_JIT ins: its
+        constants in the table, the others after the function's own (its parameters are the
+        call's arguments), except the value it returns, computed straight into the call's
+        slots. Returns the next free constant slot and whether a value is a union."""
+        instrs = body.blocks[0].instrs
+        ret = instrs[-1].args[0]
+        if sum(a is ret for x in instrs for a in x.args) == 1:
+            into_result[ret] = ins.result
+        union = False
+        for cins in instrs:
+            c = cins.result
+            if c is None:
+                continue
+            if cins.op is Op.CONST:
+                at = self._constant(c, cins.attr, at)
+                into_result.pop(c, None)
+            elif c not in into_result:
+                rest.append(c)
+                union = union or kind(c.type) == "union"
+        return at, union
 
     def coalesce(self, defs: dict[Value, tuple[Block, int]]) -> dict[Value, Value]:
         """Edge arguments computed straight into their parameter's slots (allocate() has
