@@ -319,12 +319,15 @@ class Dispatcher(Watching, Speculating, Introspection):
         record("tier-up", self.__qualname__, _fmt_types(spec.arg_types, spec.values), "opt",
                slot="switched" if ok else "unchanged")
 
-    def resume_function(self, spec: "Specialisation", index: int) -> "Callable":
+    def resume_function(self, spec: "Specialisation", index: int,
+                        counted: bool = True) -> "Callable":
         """Tier-0 code that resumes at frame state `index` of spec's native code.
 
         Called by native code at every failing guard (backends.llvm.codegen._resume), so
-        this is where deopts are counted, recorded and, past `config.max_deopts`, given up."""
-        self._deopted(spec, index)
+        this is where deopts are counted, recorded and, past `config.max_deopts`, given up
+        (not `counted`: no failed guard, a call nested too deep for native code)."""
+        if counted:
+            self._deopted(spec, index)
         f = spec.resumes.get(index)
         if f is None:
             from ..backends.pyemit import compile_tier0

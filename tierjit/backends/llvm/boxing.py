@@ -226,8 +226,10 @@ class Boxing:
         go, skip, join = (self.new_label(x) for x in ("call", "nocall", "called"))
         self.emit_void(f"br i1 {nulls}, label %{skip}, label %{go}")
         self.start(go)
+        self.publish_nesting(1)
         r = self.emit(f"call ptr @PyObject_Vectorcall(ptr {self.addr(callable_addr)}, "
                       f"ptr {argv}, i64 {n}, ptr null)")
+        self.publish_nesting(-1)
         go_end = self.cur_label
         self.emit_void(f"br label %{join}")
         self.start(skip)

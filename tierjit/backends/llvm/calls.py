@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 from ...errors import Unsupported
 from ...ir.loops import natural_loops
 from ...ir.nodes import Block, Instr
+from ...ir.ops import Op
 from ...types.lattice import ArrayT, TupleT, Type, UnionT
+from .. import nesting
 from ..pyops import python_function
 from .deopt import RARELY, USUALLY, ImpureLoop
 from .lltypes import ll, union_members
@@ -32,7 +34,9 @@ class CallOps:
 
     def pycall(self, b: Block, i: int, ins: Instr, a: list[str], ts: list[Type],
                rt: Type) -> str:
-        """Call the Python function the op stands for; exact by construction."""
+        """Call the Python function the op stands for; exact by construction. A jitted
+        callee (one native code does not call directly) may have made its effects before it
+        raised: its exception propagates, where tier 0 would make the call a second time."""
         fn = python_function(ins)
         if fn is None:
             raise Unsupported(f"operation {ins.op.value} on {', '.join(map(str, ts))} in "
@@ -44,7 +48,7 @@ class CallOps:
         self.flush()
         boxed = [self.box(x, t) for x, t in zip(a, ts)]
         res = self.call_object(id(fn), boxed, steal=True)
-        return self.take_result(b, i, res, rt, raised_deopts=True)
+        return self.take_result(b, i, res, rt, raised_deopts=ins.op is not Op.CALL_JIT)
 
     def deopt_if_null(self, obj: str) -> None:
         """A call of a pure Python function raised: clear the error and deoptimise before
@@ -103,6 +107,19 @@ class CallOps:
             self.start(done)
             return self.emit(f"phi {ll(t)} " + ", ".join(f"[{s}, %{lab}]" for s, lab in incoming))
         return self.unbox(obj, t, fail)
+
+    def publish_nesting(self, sign: int) -> None:
+        """Around a call into Python (sign 1 before it, -1 after): the native calls this
+        one nested below its entry count for native code Python calls (backends/nesting.py)."""
+        if not self.nests:
+            return
+        below = self.emit("trunc i64 %depth to i32")
+        base = self.emit(f"trunc i64 {self.emit('lshr i64 %depth, 32')} to i32")
+        mine = self.emit(f"zext i32 {self.emit(f'sub i32 {below}, {base}')} to i64")
+        cell = self.addr(ctypes.addressof(nesting.PUBLISHED))
+        now = self.emit(f"load i64, ptr {cell}")
+        op = "add" if sign > 0 else "sub"
+        self.emit_void(f"store i64 {self.emit(f'{op} i64 {now}, {mine}')}, ptr {cell}")
 
     def propagate_error_if(self, cond: str) -> None:
         err, ok = self.new_label("err"), self.new_label("noerr")
@@ -167,7 +184,8 @@ class CallOps:
         args = [f"{ll(t)} {x}" for x, t in zip(a, ts)]
         pair_t = f"{{i32, {ll(rt)}}}"
         self.flush()                    # the call must not run after a failed guard
-        pair = self.emit(f"call {pair_t} {fp}({', '.join(args + [f'ptr {objout}'])})")
+        args += [f"ptr {objout}", "i64 %depth.next"]      # tested by the callee's prologue
+        pair = self.emit(f"call {pair_t} {fp}({', '.join(args)})")
         st = self.emit(f"extractvalue {pair_t} {pair}, 0")
         ok, other = self.new_label("callok"), self.new_label("callnok")
         is0 = self.emit(f"icmp eq i32 {st}, 0")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -33,12 +34,13 @@ from ...ir.ops import BINARY_OPS, COMPARE_OPS, Op
 from ...ir.verifier import dominators, reverse_postorder
 from ...passes.ranges import I64, arith, within_i64
 from ...types.lattice import BOOL, INT, Scalar, TupleT, Type, UnionT, members
+from .. import nesting
 from ..pure_callees import inline_body
 from .arrays import ArrayOps
 from .boxing import Boxing
 from .calls import CallOps
 from .chunks import ChunkOps
-from .deopt import DeoptOps, ImpureLoop
+from .deopt import NOT_COUNTED, DeoptOps, ImpureLoop
 from .helpers import HELPERS, NEEDS
 from .inline import InlineOps, NotInlined
 from .lltypes import kind, ll, union_members
@@ -113,6 +115,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         self.fs = FrameStates(self.fn)
         self.lines: list[str] = []
         self.allocas: list[str] = []
+        self.nests = True             # a core: it has a depth word (backends/nesting.py)
         self.tmp = itertools.count()
         self.labels = itertools.count()
         self.vals: dict[Value, str] = {}
@@ -251,7 +254,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         for p in self.fn.entry.params:
             self.vals[p] = f"%v{p.id}"
         head = (f"define {self.ret_pair} @{self.name}_core("
-                f"{', '.join(params + ['ptr %objout'])})")
+                f"{', '.join(params + ['ptr %objout', 'i64 %depth'])})")
         self.lines.append("entry:")
         self.owned = self.alloca("ptr")
         self.emit_void(f"store ptr null, ptr {self.owned}")
@@ -264,6 +267,14 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
             self.cur_fs = self.fs.at(self.fn.entry, 0)
             for p in self.fn.entry.params:
                 self.require_writeable(self.vals[p], p.type)
+        if any(ins.op is Op.CALL_JIT and ins not in self.inlined
+               for b in self.fn.blocks for ins in b.instrs):
+            # entered with too many native calls below: tier 0 runs this call, so its calls
+            # cost Python frames (backends/nesting.py); not a failed guard
+            self.cur_fs = self.fs.at(self.fn.entry, 0) | NOT_COUNTED
+            below = self.emit("trunc i64 %depth to i32")
+            self.branch_to_deopt(self.emit(f"icmp uge i32 {below}, {nesting.NATIVE_DEPTH}"))
+            self.emit_void("%depth.next = add i64 %depth, 1")    # what its calls pass
         self.emit_void("br label %b0")
         # reverse postorder: every value's definition is emitted before its uses
         self.predecessors = {b: [] for b in self.fn.blocks}
@@ -591,6 +602,8 @@ def _may_deopt(ins: Instr) -> bool:
 
 def _resume(dispatcher, spec, index, *values):
     """Called by native code at a failing guard: finish the call in tier 0."""
+    if index & NOT_COUNTED:
+        return dispatcher.resume_function(spec, index & ~NOT_COUNTED, counted=False)(*values)
     spec.deopts[index] = spec.deopts.get(index, 0) + 1
     return dispatcher.resume_function(spec, index)(*values)
 
@@ -650,16 +663,19 @@ def _unroll_recursion(core: str, name: str) -> str:
     doubles with each)."""
     head, body = core.split("\n", 1)
     levels = 2 if body.count("\n") <= SMALL_CORE_LINES else 1
-    out = head + "\n" + body.replace(f"@{name}(", f"@{name}_twin1(")
+    # a call to a twin, inlined, makes no native frame: it passes the caller's depth word
+    # (backends/nesting.py), so the twin's test of it folds away
+    to_twin = re.compile(rf"(@{name}_twin\d+\([^\n]*), i64 %depth\.next\)")
+    out = head + "\n" + to_twin.sub(r"\1, i64 %depth)", body.replace(f"@{name}(", f"@{name}_twin1("))
     for level in range(1, levels + 1):
         twin = head.replace(f"@{name}(", f"@{name}_twin{level}(")
         twin = twin.replace("define ", "define internal ", 1)[:-2] + " alwaysinline {"
         callee = f"@{name}_twin{level + 1}(" if level < levels else f"@{name}("
-        out += "\n" + twin + "\n" + body.replace(f"@{name}(", callee)
+        out += "\n" + twin + "\n" + to_twin.sub(r"\1, i64 %depth)", body.replace(f"@{name}(", callee))
     return out
 
 
-SMALL_CORE_LINES = 200
+SMALL_CORE_LINES = 240
 
 
 def _defined(functions: list[str]):

@@ -11,12 +11,18 @@ its parameters entered with, and are tested once, when the loop is left.
 
 from __future__ import annotations
 
+import ctypes
+
 from ...ir.nodes import Block, Value
 from ...ir.ops import Op
 from ...types.lattice import ArrayT, Scalar, UnionT
+from .. import nesting
 from .lltypes import kind, ll, union_members
 
 POLL_PERIOD = 1024          # loop back edges between two checks for pending signals
+# Or-ed into a frame state's number at a deopt that is no failed guard (a call nested too
+# deep, backends/nesting.py): tier 0 resumes there, the deopt is not counted.
+NOT_COUNTED = 1 << 32
 _ACCUMULATE = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV})
 
 # Branch weights for a condition that is almost never true (a guard failing, a call raising)
@@ -179,7 +185,7 @@ class DeoptOps:
             self.deopt_sites.setdefault(fs, []).append((label, None))
             self.emit_void(f"br label %deopt{fs}")
         for fs, sites in self.deopt_sites.items():
-            state = self.fs.states[fs]
+            state = self.fs.states[fs & ~NOT_COUNTED]
             plain = [s for s in sites if s[1] is None]
             with_obj = [s for s in sites if s[1] is not None]
             if plain:
@@ -198,7 +204,7 @@ class DeoptOps:
         was deopt sites, and LLVM compiled every one."""
         produced = self.fn.blocks[state.block].instrs[state.index - 1].result \
             if obj is not None else None
-        subst = self.fs_subst.get(fs, {})
+        subst = self.fs_subst.get(fs & ~NOT_COUNTED, {})
         values = [(str(fs), Scalar(int))]
         for v in state.live:
             if v is produced:
@@ -218,8 +224,10 @@ class DeoptOps:
         data = "".join("\\0" + str(k) for k in kinds)    # bytes as LLVM's hex escapes
         self.declare(f"{table} = private unnamed_addr constant [{len(kinds)} x i8] c\"{data}\"")
         self.helper("resume")
+        cell = ctypes.addressof(nesting.PUBLISHED)
         res = self.emit(f"call ptr @tj_resume(ptr {self.addr(id(self.resume_obj))}, "
-                        f"ptr %deoptbuf, ptr {table}, i64 {len(values)})")
+                        f"ptr %deoptbuf, ptr {table}, i64 {len(values)}, i64 %depth, "
+                        f"ptr inttoptr (i64 {cell} to ptr))")
         self.release_owned()
         fail = self.emit(f"icmp eq ptr {res}, null")
         err, ok = self.new_label("deopterr"), self.new_label("deoptok")
@@ -272,7 +280,9 @@ class DeoptOps:
             # it would never leave. Testing here too bounds the pointless work to
             # POLL_PERIOD iterations, which change nothing tier 0 can see.
             self.flush_region(self.cur_region, values)
+        self.publish_nesting(1)              # a signal handler may call native code
         raised = self.emit("call i32 @PyErr_CheckSignals()")
+        self.publish_nesting(-1)
         self.propagate_error_if(self.emit(f"icmp ne i32 {raised}, 0"))
         self.emit_void(f"br label %{cont}")
         self.start(cont)

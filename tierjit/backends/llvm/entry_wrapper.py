@@ -11,11 +11,13 @@ slow path for the public entry object, tier 0 for a specialisation's own entry o
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import struct
 
 from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, TupleT, Type
+from .. import nesting
 from .lltypes import ll
 
 
@@ -26,6 +28,7 @@ def entry_function(core, name: str) -> str:
     g.lines, g.allocas = [], []
     g.tmp, g.labels = itertools.count(), itertools.count()
     g.cur_label, g.cur_fs = "entry", None
+    g.nests = False         # no native calls below the entry to publish (nesting.py)
     params = core.fn.entry.params
     ret = core.ret_type
     g.lines.append("entry:")
@@ -45,7 +48,12 @@ def entry_function(core, name: str) -> str:
     ret_ll = ll(ret) if ret is not None else "i8"
     objout = g.alloca("ptr")
     pair_t = f"{{i32, {ret_ll}}}"
-    pair = g.emit(f"call {pair_t} @{name}_core({', '.join(args + [f'ptr {objout}'])})")
+    # the depth word (backends/nesting.py): the native calls published by the code that
+    # called into Python, which called this entry, are its base
+    base = g.emit(f"load i64, ptr {g.addr(ctypes.addressof(nesting.PUBLISHED))}")
+    depth = g.emit(f"or i64 {g.emit(f'shl i64 {base}, 32')}, {base}")
+    args += [f"ptr {objout}", f"i64 {depth}"]
+    pair = g.emit(f"call {pair_t} @{name}_core({', '.join(args)})")
     st = g.emit(f"extractvalue {pair_t} {pair}, 0")
     g.emit_void(f"switch i32 {st}, label %error [i32 0, label %done i32 2, label %deopted]")
     g.start("done")

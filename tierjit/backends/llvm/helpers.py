@@ -175,10 +175,17 @@ fail:
     # a deopt site's hand-over to tier 0 (codegen.deopt_body): box the n raw slots by kind
     # (0 a new reference, 1 int64, 2 double, 3 a borrowed reference) in place, call the
     # resume function with them unless one failed, release them; NULL with an exception set
-    # if anything failed
+    # if anything failed. The native calls nested below the site's entry (its depth word,
+    # backends/nesting.py) are published in %cell while tier 0 runs.
     "resume": """
-define internal ptr @tj_resume(ptr %callable, ptr %slots, ptr %kinds, i64 %n) cold noinline {
+define internal ptr @tj_resume(ptr %callable, ptr %slots, ptr %kinds, i64 %n, i64 %depth,
+                               ptr %cell) cold noinline {
 entry:
+  %below = trunc i64 %depth to i32
+  %base.w = lshr i64 %depth, 32
+  %base = trunc i64 %base.w to i32
+  %mine.w = sub i32 %below, %base
+  %mine = zext i32 %mine.w to i64
   br label %head
 head:
   %i = phi i64 [0, %entry], [%i1, %put]
@@ -215,7 +222,13 @@ put:
 boxed:
   br i1 %bad, label %release, label %call
 call:
+  %p0 = load i64, ptr %cell
+  %p1 = add i64 %p0, %mine
+  store i64 %p1, ptr %cell
   %r = call ptr @PyObject_Vectorcall(ptr %callable, ptr %slots, i64 %n, ptr null)
+  %q0 = load i64, ptr %cell
+  %q1 = sub i64 %q0, %mine
+  store i64 %q1, ptr %cell
   br label %release
 release:
   %res = phi ptr [null, %boxed], [%r, %call]

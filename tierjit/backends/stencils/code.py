@@ -22,13 +22,14 @@ import time
 from dataclasses import dataclass, field
 
 from ...errors import Unsupported
+from ...ir.ops import Op
+from ..nesting import NATIVE_DEPTH
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from . import codemem, frame as fr, library, templates as T
 from .emit import Data, Label, emit, note_perf, perf_enabled, shared
 from .select import OWN, Selection
 
 _TRUE = id(True)
-MAX_DEPTH = 2000           # nested baseline calls before a call deoptimises (C stack)
 DEPTH_SITE = 0xFFFF        # the deopt "site" of that: not a failed guard, not counted
 
 
@@ -83,7 +84,8 @@ class _Hooks:
         for ins, _n, _h in sel.pyops:
             self.pyops.append((python_function(ins), [(sel.offset[a], a.type) for a in ins.args],
                                None if ins.result is None else
-                               (sel.offset[ins.result], ins.result.type)))
+                               (sel.offset[ins.result], ins.result.type),
+                               sel.scratch if ins.op is Op.CALL_JIT else None))
 
     def deopt(self, addr: int, index: int):
         """Box the live values of frame state `index` and finish the call in tier 0."""
@@ -121,18 +123,26 @@ class _Hooks:
         return f(*values)
 
     def pyop(self, k: int, addr: int) -> bool:
-        fn, args, res = self.pyops[k]
+        """Make operation k in Python. False deoptimises: before the operation, where tier 0
+        makes it again and raises its error; after a jitted callee's call (`handed_at`: its
+        effects are made), handing tier 0 a result native code cannot take, while its
+        exception propagates."""
+        fn, args, res, handed_at = self.pyops[k]
         try:
             r = fn(*[fr.box(t, addr + off) for off, t in args])
         except Exception:            # noqa: BLE001 - tier 0 does it again and raises
+            if handed_at is not None:
+                raise
             return False
         if res is None:
             return True
         off, t = res
-        if not fr.type_fits(r, t):
-            return False
-        keep = _owned(addr)
-        return fr.unbox(r, t, addr + off, keep)
+        if fr.type_fits(r, t) and fr.unbox(r, t, addr + off, _owned(addr)):
+            return True
+        if handed_at is not None:             # a new reference, taken by deopt()
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(r))
+            ctypes.c_void_p.from_address(addr + handed_at).value = id(r)
+        return False
 
 
 def _owned(addr: int) -> list:
@@ -284,7 +294,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     c_at = 72
     a_at = c_at + len(consts)
     r_at = a_at + len(args_desc)
-    counts = sel.nargs | (sel.nconsts << 20) | (MAX_DEPTH << 40)
+    counts = sel.nargs | (sel.nconsts << 20) | (NATIVE_DEPTH << 40)
     fd = struct.pack("<9q", sel.frame_bytes, counts, 0, 0, 0, id(deopt_fn), 0, 0, 0)
     data = fd + consts + args_desc + res_desc
     refs = [(16, Data(c_at)), (24, Label(2)), (32, Label(depth_stub)),

@@ -388,5 +388,14 @@ class OpSelection:
         for v in ins.args:
             fr.slots(v.type)
         h = self.add("pyop")
-        n = self.deopt(h, b, i)
+        if ins.op is Op.CALL_JIT:
+            # A jitted callee may have made its effects: tier 0 must not call it again. A
+            # result native code cannot take is handed to tier 0 after the call instead
+            # (the hook leaves it in a scratch slot, as a callee's core does for call_jit).
+            self.max_scratch = max(self.max_scratch, 1)
+            self.overrides.append((ins.result, self.scratch))
+            n = self.fs.at(b, i + 1)
+            self.fixups.append((h, "DEOPT", ("fs", n | len(self.overrides) << 32)))
+        else:
+            n = self.deopt(h, b, i)
         self.pyops.append((ins, n, h))
