@@ -62,6 +62,44 @@ def test_runaway_recursion_raises_recursion_error(tier):
     assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
 
 
+_BIG_FRAMES = r"""
+import importlib.util, pathlib, sys, tempfile
+import tierjit
+
+# ~1,200 values: a baseline frame of ~10 KB, so 2000 nested calls would take 20 MB
+body = ["def f(n, x):", "    if n == 0:", "        return x"]
+prev = "x"
+for i in range(600):
+    body.append(f"    v{i} = ({prev} * 3 + {i} - n) % 100003")
+    prev = f"v{i}"
+body.append(f"    return f(n - 1, {prev} % 1000) + v7 % 7")
+path = pathlib.Path(tempfile.mkdtemp()) / "big_frames.py"
+path.write_text("\n".join(body) + "\n")
+spec = importlib.util.spec_from_file_location("big_frames", path)
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+plain = mod.f
+sys.setrecursionlimit(20000)
+expected = plain(1900, 1)
+mod.f = tierjit.jit(plain, tier=TIER)
+assert mod.f(1900, 1) == expected
+sys.setrecursionlimit(1000)
+try:
+    mod.f(10**6, 1)
+except RecursionError:
+    print("ok")
+"""
+
+
+@pytest.mark.parametrize("tier", NATIVE_TIERS)
+def test_big_frames_nest_within_the_c_stack(tier):
+    """Frames of ~10 KB: the baseline tier bounds the bytes its nested frames take, and a
+    call past the bound takes only the slots its deopt reads."""
+    r = subprocess.run([sys.executable, "-c", _BIG_FRAMES.replace("TIER", repr(tier))],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
+
+
 @pytest.mark.parametrize("tier", NATIVE_TIERS)
 def test_recursion_past_native_depth_finishes_in_tier0_uncounted(tier):
     @tierjit.jit(tier=tier)
@@ -71,10 +109,11 @@ def test_recursion_past_native_depth_finishes_in_tier0_uncounted(tier):
         return 1 + depth(n - 1)
 
     old = sys.getrecursionlimit()
-    sys.setrecursionlimit(20000)
+    sys.setrecursionlimit(30000)
     try:
         assert depth(10) == 10
-        n = nesting.NATIVE_DEPTH + 500
+        # past the bound: 2000 LLVM calls, or 2 MB of baseline frames (of 256+ bytes each)
+        n = nesting.NATIVE_DEPTH + 500 if tier == "opt" else nesting.NATIVE_STACK // 256 + 10
         assert depth(n) == n
     finally:
         sys.setrecursionlimit(old)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ...errors import Unsupported
 from ...ir.ops import Op
-from ..nesting import NATIVE_DEPTH
+from ..nesting import NATIVE_STACK
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from . import codemem, frame as fr, library, templates as T
 from .emit import Data, Label, emit, note_perf, perf_enabled, shared
@@ -294,7 +294,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     c_at = 72
     a_at = c_at + len(consts)
     r_at = a_at + len(args_desc)
-    counts = sel.nargs | (sel.nconsts << 20) | (NATIVE_DEPTH << 40)
+    counts = sel.nargs | (sel.nconsts << 20) | (NATIVE_STACK << 40)
     fd = struct.pack("<9q", sel.frame_bytes, counts, 0, 0, 0, id(deopt_fn), 0, 0, 0)
     data = fd + consts + args_desc + res_desc
     refs = [(16, Data(c_at)), (24, Label(2)), (32, Label(depth_stub)),

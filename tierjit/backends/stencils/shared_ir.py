@@ -3,7 +3,7 @@ the core prologue and the vectorcall entry. A function's own code only passes th
 descriptor (templates.py: the `core` and `entry_thunk` stencils).
 
 The function descriptor (8-byte words): frame bytes; counts (argument slots | constant slots
-<< 20 | max nesting depth << 40); constant table; first body stencil; the deopt stub used when
+<< 20 | max bytes of C stack << 40); constant table; first body stencil; the deopt stub used when
 the nesting is too deep; the deopt callable; argument descriptor; result descriptor; core.
 """
 
@@ -14,20 +14,32 @@ K_INT, K_FLOAT, K_BOOL, K_NPFLOAT, K_NPINT, K_ARRAY, K_NONE, K_TUPLE, K_UNION = 
 
 # i32 enter(ptr args, ptr out, ptr fd): a frame of fd[0] bytes on the C stack (slots 0-4, see
 # templates.py), the arguments and the constant table copied in, then the chain of stencils
-# from fd[3] — or, when more than max-depth baseline calls are running (the count at hole K3),
-# the deopt stub fd[4], so that deep recursion finishes in tier 0. On the way out it releases
-# the list owning objects made by calls into Python.
+# from fd[3] — or, when the running baseline calls would take more than the max bytes of
+# C stack (the count at hole K3 adds up their frames, plus 256 bytes each for the calls
+# between them), the deopt stub fd[4], so that deep recursion finishes in tier 0. On the
+# way out it releases the list owning objects made by calls into Python.
 PROLOGUE = r"""
 define i32 @st_enter(ptr %args, ptr %out, ptr %fd) #2 {
 entry:
   %size = load i64, ptr %fd, align 8
-  %f = alloca i8, i64 %size, align 16
   %counts.p = getelementptr i64, ptr %fd, i64 1
   %counts = load i64, ptr %counts.p, align 8
   %na = and i64 %counts, 1048575
   %nc.s = lshr i64 %counts, 20
-  %nc = and i64 %nc.s, 1048575
+  %nc.all = and i64 %nc.s, 1048575
   %depth.max = lshr i64 %counts, 40
+  %active = inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr
+  %depth = load i64, ptr %active, align 8
+  %weight = add i64 %size, 256
+  %depth2 = add i64 %depth, %weight
+  store i64 %depth2, ptr %active, align 8
+  %deep = icmp ugt i64 %depth2, %depth.max
+  ; too deep: only the slots the deopt at entry reads (0-4 and the arguments)
+  %na.bytes = shl i64 %na, 3
+  %small = add i64 %na.bytes, 40
+  %bytes = select i1 %deep, i64 %small, i64 %size
+  %nc = select i1 %deep, i64 0, i64 %nc.all
+  %f = alloca i8, i64 %bytes, align 16
   store ptr %out, ptr %f, align 8
   %p1 = getelementptr i8, ptr %f, i64 8
   store i64 0, ptr %p1, align 8
@@ -65,11 +77,6 @@ c.body:
   %j2 = add i64 %j, 1
   br label %c.loop, !llvm.loop !1
 run:
-  %active = inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr
-  %depth = load i64, ptr %active, align 8
-  %depth2 = add i64 %depth, 1
-  store i64 %depth2, ptr %active, align 8
-  %deep = icmp ugt i64 %depth2, %depth.max
   br i1 %deep, label %too.deep, label %body
 body:
   %body.p = getelementptr i64, ptr %fd, i64 3
@@ -84,7 +91,7 @@ too.deep:
 exit:
   %st = phi i32 [%s, %body], [%s2, %too.deep]
   %d3 = load i64, ptr %active, align 8
-  %d4 = sub i64 %d3, 1
+  %d4 = sub i64 %d3, %weight
   store i64 %d4, ptr %active, align 8
   %own = load ptr, ptr %p2, align 8
   %has = icmp ne ptr %own, null

@@ -19,7 +19,7 @@ result object is in out[0]). Frame layout (slots of 8 bytes): 0 the out pointer,
 signal-poll counter, 2 the list that owns objects made by calls into Python, 3 the function's
 descriptor, 4 the frame state of a deopt in progress, then the arguments, the constants and
 every other value (see frame.py). The function descriptor (8-byte words): frame bytes; counts
-(arguments | constants << 20 | max depth << 40); constant table; first body stencil; the
+(arguments | constants << 20 | max bytes of C stack << 40); constant table; first body stencil; the
 deopt stub of frame state 0; the deopt callable; argument descriptor; result descriptor;
 core.
 
