@@ -25,6 +25,9 @@ from ..ir.verifier import reverse_postorder
 from ..types.lattice import ArrayT, Scalar, TupleT
 
 I64 = (-2 ** 63, 2 ** 63 - 1)
+# arith's commonest ops bound once: on Python 3.11 `Op.X` is a Python-level lookup
+# (EnumType defines __getattr__), and native backends ask for every int + - * they select
+_ADD, _SUB, _MUL = Op.ADD, Op.SUB, Op.MUL
 
 
 def _is_int(v: Value) -> bool:
@@ -42,12 +45,12 @@ def clamp(lo: int, hi: int) -> tuple[int, int]:
 
 def arith(op: Op, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int] | None:
     """Exact bounds of a op b (Python ints: may exceed i64), or None when unknown."""
-    if op is Op.ADD:
+    if op is _ADD:
         return a[0] + b[0], a[1] + b[1]
-    if op is Op.SUB:
+    if op is _SUB:
         return a[0] - b[1], a[1] - b[0]
-    if op is Op.MUL:
-        ps = [x * y for x in a for y in b]
+    if op is _MUL:
+        ps = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
         return min(ps), max(ps)
     if op is Op.MOD and b[0] > 0:
         return 0, b[1] - 1

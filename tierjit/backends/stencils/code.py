@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 
 from ...errors import Unsupported
 from ...ir.ops import Op
-from ..nesting import NATIVE_STACK
+from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
+from ..nesting import NATIVE_STACK
 from . import codemem, frame as fr, library, templates as T
-from .emit import Data, Label, emit, note_perf, perf_enabled, shared
+from .emit import STUB, STUB_HOLE, Data, Label, emit, note_perf, perf_enabled, shared
+from .kinds import width
 from .select import OWN, Selection
 
 _TRUE = id(True)
@@ -42,6 +44,7 @@ class BaselineCode:
     code_size: int
     compile_seconds: float
     pieces: list
+    stubs: list                # the deopt stubs' frame state words (laid out after the pieces)
     keepalive: list = field(default_factory=list)
     tier = "baseline"
     core_cell: ctypes.c_void_p | None = None
@@ -58,8 +61,8 @@ class BaselineCode:
     @property
     def llvm_text(self) -> str:
         return "; baseline code: copied stencils, no LLVM IR\n" + "\n".join(
-            f"; {n} {h}"
-            for n, h in self.pieces)
+            [f"; {n} {h}" for n, h in self.pieces]
+            + [f"; {STUB} {{'{STUB_HOLE}': {w}}}" for w in self.stubs])
 
     @property
     def asm(self) -> str:
@@ -80,7 +83,8 @@ class _Hooks:
         self.code = None
         self.on_give_up = None
         self.pyops = []
-        from ..pyops import python_function
+        if sel.pyops:
+            from ..pyops import python_function
         for ins, _n, _h in sel.pyops:
             self.pyops.append((python_function(ins), [(sel.offset[a], a.type) for a in ins.args],
                                None if ins.result is None else
@@ -240,13 +244,12 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     raises Unsupported for what the baseline tier cannot do. Calls the entry does not take go
     to `fallback` (default: spec's tier 0)."""
     t0 = time.perf_counter()
-    from ...runtime import entry as entry_mod
     typed = typed if typed is not None else spec.typed
     fn = typed.fn
     ret = typed.return_type
     sel = Selection(fn, ret)
     sel.select()
-    if len(fr.slots(ret)) > 16 if ret is not None else False:
+    if ret is not None and width(ret) > 16:
         raise Unsupported("a result of more than 16 slots")
     lib = library.load()
     # too deep a recursion deoptimises at frame state 0 (asked for before the hooks copy
@@ -286,9 +289,9 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     # constants, the entry's descriptors
     arena = codemem.arena()
     ext = shared(lib, ctypes.addressof(arena.active), entry_mod.FALLBACK_OFFSET)
-    body = sel.pieces
-    depth_stub = len(body)
-    body.append(("deopt_site", {"K2": entry_stub | DEPTH_SITE << 32}))
+    pieces = sel.pieces
+    depth_stub = len(pieces) + len(sel.stubs)
+    sel.stubs.append(entry_stub | DEPTH_SITE << 32)
     consts = struct.pack(f"<{len(sel.consts)}q", *sel.consts)
     args_desc, res_desc = _descriptors(sel, fn.entry.params, ret)
     c_at = 72
@@ -299,10 +302,9 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     data = fd + consts + args_desc + res_desc
     refs = [(16, Data(c_at)), (24, Label(2)), (32, Label(depth_stub)),
             (48, Data(a_at)), (56, Data(r_at)), (64, Label(1))]
-    pieces = body
     pieces[0] = ("entry_thunk", {"K": Data(0)})
     pieces[1] = ("core", {"K": Data(0)})
-    out = emit(lib, pieces, data, ext, refs)
+    out = emit(lib, pieces, data, ext, refs, sel.stubs)
     _note_perf(out, dispatcher)
     core = out.starts[1]
     callable_ = entry_mod.make_entry(dispatcher, fallback if fallback is not None else
@@ -311,7 +313,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     entry_mod.set_slot(callable_, out.starts[0])
     my_cell.value = core
     code = BaselineCode(out.starts[0], core, callable_, sel.fs.states, out.code_size,
-                        time.perf_counter() - t0, pieces, keep)
+                        time.perf_counter() - t0, pieces, sel.stubs, keep)
     code.core_cell = my_cell
     hooks.code = code
     if publish:

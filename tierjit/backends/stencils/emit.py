@@ -19,6 +19,7 @@ import ctypes
 import struct
 from dataclasses import dataclass
 
+from ...runtime.config import config
 from . import codemem, elf
 from .library import Library
 from .templates import SMALL_HOLES
@@ -26,6 +27,9 @@ from .templates import SMALL_HOLES
 _pack_q, _pack_i, _pack_I = struct.Struct("<q").pack_into, struct.Struct("<i").pack_into, \
     struct.Struct("<I").pack_into
 _TRAMPOLINE = b"\xff\x25\x00\x00\x00\x00"      # jmp *0(%rip); the address follows
+# a deopt stub: store the frame state's word (its one hole of its own), jump to the deopt
+# routine (templates.py)
+STUB, STUB_HOLE = "deopt_site", "K2"
 _c_addresses: dict[str, int] = {}
 
 
@@ -80,16 +84,20 @@ class LibraryData:
 
 def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
          externals: dict[str, int] | None = None,
-         data_refs: list[tuple[int, int]] = ()) -> Emitted:
+         data_refs: list[tuple[int, int]] = (), stubs: list[int] = ()) -> Emitted:
     """Copy and patch `pieces` (in order) into a new sealed region, with `data` after them.
     `externals` gives the addresses of holes outside the region (the shared routines and
     trampolines, see shared()); C functions it does not name get trampolines here.
-    `data_refs` are (offset in data, Label or Data): 64-bit addresses to store in the data."""
+    `data_refs` are (offset in data, Label or Data): 64-bit addresses to store in the data.
+    `stubs` are deopt stubs (the STUB stencil), each given by the value of its STUB_HOLE,
+    laid out after the pieces and numbered after them (Label(len(pieces) + k) is stub k):
+    being alike but for that word, they are copied and patched in one go."""
     ext = externals or {}
     patches = _patches(lib)
     n = len(pieces)
+    m = len(stubs)
     # layout: drop a final `jmp NEXT` that would jump to the following piece
-    starts = [0] * (n + 1)
+    starts = [0] * (n + m + 1)
     used: list[Patch] = [None] * n        # type: ignore[list-item]
     at = 0
     for i, (name, holes) in enumerate(pieces):
@@ -104,9 +112,11 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
         used[i] = p
         starts[i] = at
         at += p.size
-    code_size = starts[n] = at
+    stub = patches[STUB][0]
+    starts[n:n + m] = range(at, at + m * stub.size, stub.size)
+    code_size = starts[n + m] = at + m * stub.size
     cfuncs: dict[str, int] = {}
-    for p in used:
+    for p in used + [stub] if m else used:
         for name in p.calls:
             if name not in ext and name not in cfuncs:
                 cfuncs[name] = 0
@@ -117,17 +127,26 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
     region = codemem.arena().allocate(data_at + len(data))
     base = region.address
     # every stencil's bytes in one copy; then the holes, one pack_into each
-    buf = bytearray(b"".join([p.code for p in used]))
-    buf.extend(bytes(data_at - code_size))
-    buf.extend(data)
+    buf = bytearray().join([p.code for p in used])
+    buf += stub.code * m
+    buf += bytes(data_at - code_size)
+    buf += data
     for name, off in cfuncs.items():
         buf[off:off + 6] = _TRAMPOLINE
         _pack_q(buf, off + 6, c_address(name))
     addr = [base + s for s in starts]
     data_base = base + data_at
     lib_data = LibraryData.address(lib)
-    for i in range(n):
-        p = used[i]
+
+    def fixed(t: str, name: str) -> int:
+        """The address of a hole that names no piece: library data or a trampoline."""
+        if t == "@data":
+            return lib_data
+        if t in cfuncs:
+            return base + cfuncs[t]
+        raise EmitError(f"stencil {name}: no value for hole {t}")
+
+    for i, p in enumerate(used):
         holes = pieces[i][1]
         start = starts[i]
         try:
@@ -135,25 +154,21 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
                 pack(buf, start + off, holes[t] + addend)
         except (KeyError, struct.error) as e:
             raise EmitError(f"stencil {pieces[i][0]}: hole {t}: {e!r} ({dict(holes)})") from None
+        here = addr[i]
         for off, kind, t, addend in p.holes:
             v = holes.get(t)
             if v is None:
-                if t == "NEXT":
-                    v = addr[i + 1]
-                elif t in ext:
-                    v = ext[t]
-                elif t == "@data":
-                    v = lib_data
-                elif t in cfuncs:
-                    v = base + cfuncs[t]
-                else:
-                    raise EmitError(f"stencil {pieces[i][0]}: no value for hole {t}")
-            elif type(v) is Label:
-                v = addr[v]
-            elif type(v) is Data:
-                v = data_base + v
+                v = addr[i + 1] if t == "NEXT" else ext.get(t)
+                if v is None:
+                    v = fixed(t, pieces[i][0])
+            else:
+                tv = type(v)
+                if tv is Label:
+                    v = addr[v]
+                elif tv is Data:
+                    v = data_base + v
             if kind is _PC:
-                v -= addr[i] + off
+                v -= here + off
             elif kind is _ABS64 and v + addend >= 2**63:
                 v -= 2**64
             try:
@@ -161,6 +176,19 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
             except struct.error as e:
                 raise EmitError(f"stencil {pieces[i][0]}: a hole's value does not fit ({e}): "
                                 f"{dict(holes)}") from None
+    # the stubs: their word, and holes that are the same for every stub (the deopt routine)
+    for off, kind, t, addend in stub.holes if m else ():
+        where = range(starts[n] + off, code_size, stub.size)     # the hole in every stub
+        if t == STUB_HOLE:
+            for at, w in zip(where, stubs):
+                kind(buf, at, w + addend)
+            continue
+        v = ext.get(t)
+        if v is None:
+            v = fixed(t, STUB)
+        v += addend
+        for at in where:
+            kind(buf, at, v - base - at if kind is _PC else v)
     for at, v in data_refs:
         _pack_q(buf, data_at + at, addr[v] if type(v) is Label else data_base + v)
     region.write(0, bytes(buf))
@@ -282,12 +310,8 @@ _keep: list = []
 
 
 def perf_enabled() -> bool:
-    """Whether the perf map wants to hear about code (runtime/perfmap.py, when present)."""
-    try:
-        from ...runtime.config import config
-    except ImportError:
-        return False
-    return bool(getattr(config, "perf", False))
+    """Whether the perf map wants to hear about code (runtime/perfmap.py)."""
+    return config.perf
 
 
 def note_perf(address: int, size: int, name: str) -> None:

@@ -272,6 +272,9 @@ def load(rebuild: bool = False) -> Library:
     """The library for this process: from the cache when it is valid, else built (and
     cached). Built once per process."""
     global _library
+    lib = _library
+    if lib is not None and not rebuild:
+        return lib                   # every compile asks: no lock once it is loaded
     with _lock:
         if _library is not None and not rebuild:
             return _library

@@ -12,6 +12,7 @@ stand for (`pyop`); anything the frame cannot represent raises Unsupported.
 from __future__ import annotations
 
 import struct
+from functools import cached_property
 
 from ...errors import Unsupported
 from ...ir.nodes import Block, Function, Instr, Value
@@ -27,6 +28,10 @@ from .states import States
 from .templates import ARRAY_SLOTS, INT_NOT
 
 OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40
+# the ops the loops below test for, bound once: on Python 3.11 `Op.X` is a Python-level
+# lookup (EnumType defines __getattr__), and they test several per instruction
+_ADD, _MUL, _CONST, _TRUTH, _CALL_JIT = Op.ADD, Op.MUL, Op.CONST, Op.TRUTH, Op.CALL_JIT
+_BRANCH, _JUMP, _RETURN, _RAISE = Op.BRANCH, Op.JUMP, Op.RETURN, Op.RAISE
 
 
 class Selection(OpSelection):
@@ -44,7 +49,8 @@ class Selection(OpSelection):
         self.consts: list[int] = []            # the constant table (i64 bit patterns)
         self.block_label: dict[Block, int] = {}
         self.fixups: list[tuple[dict, str, object]] = []   # (holes, hole, block | ('fs', n))
-        self.deopt_stubs: dict[int, int] = {}
+        self.deopt_stubs: dict[int, int] = {}     # frame state word -> its stub's number
+        self.stubs: list[int] = []                 # the stubs' frame state words, in order
         self.overrides: list[tuple[Value, int]] = []   # call results: (value, object slot)
         self.pyops: list[tuple[Instr, int, dict]] = []   # (instr, frame state, holes)
         self.calls: list[tuple[Instr, tuple]] = []
@@ -71,6 +77,7 @@ class Selection(OpSelection):
         defs: dict[Value, tuple[Block, int]] = {}
         rest: list[Value] = []
         into_result: dict[Value, Value] = {}     # an inlined callee's result -> the call's
+        types: dict[int, Type] = {}               # the results' types, each once (by id)
         union = False
         for b in fn.blocks:
             if b.params and b is not fn.entry:
@@ -86,22 +93,24 @@ class Selection(OpSelection):
                     continue
                 op = ins.op
                 t = r.type
-                if op is Op.CALL_JIT:
+                if op is _CALL_JIT:
                     body = _inline_copy(ins)
                     if body is not None:
                         self.inlined[ins] = body
                         at, u = self._inlined_values(ins, body, at, rest, into_result)
                         union = union or u
-                if op is Op.CONST:
+                if op is _CONST:
                     at = self._constant(r, ins.attr, at)
-                elif op is Op.TRUTH and kind(t) == "bool" and kind(ins.args[0].type) == "bool":
+                elif op is _TRUTH and kind(t) == "bool" and kind(ins.args[0].type) == "bool":
                     alias[r] = ins.args[0]       # truth of a bool: that bool
                 else:
                     rest.append(r)
                     if op._value_ not in _NO_SHARE_V and width(t) <= 2:
                         defs[r] = (b, i)
-                union = union or kind(t) == "union"
-            union = union or any(kind(p.type) == "union" for p in b.params)
+                types[id(t)] = t
+            for p in b.params:
+                types[id(p.type)] = p.type
+        union = union or any(kind(t) == "union" for t in types.values())
         if union:
             self.zero, self.one = at, at + 8         # union tags of known members
             self.consts += [0, 1]
@@ -148,7 +157,7 @@ class Selection(OpSelection):
             c = cins.result
             if c is None:
                 continue
-            if cins.op is Op.CONST:
+            if cins.op is _CONST:
                 at = self._constant(c, cins.attr, at)
                 into_result.pop(c, None)
             elif c not in into_result:
@@ -172,7 +181,7 @@ class Selection(OpSelection):
         share: dict[Value, Value] = {}
         uses = self.uses
         taken: set = set()
-        preds = predecessors(self.fn)
+        preds = None                  # computed for the first edge that carries arguments
         for b in self.fn.blocks:
             term = b.instrs[-1]
             if len(term.targets) != 1:
@@ -181,6 +190,8 @@ class Selection(OpSelection):
             t = e.block
             if t is b or not e.args:
                 continue
+            if preds is None:
+                preds = predecessors(self.fn)
             # the straight line of blocks ending in b: the only way from a definition in it
             # to this edge, so no other value of the parameter's slot can come in between
             chain = [b]
@@ -190,7 +201,7 @@ class Selection(OpSelection):
                 if len(ps) != 1:
                     break
                 pq = ps[0]
-                if pq is t or pq in chain or pq.terminator.op is not Op.JUMP \
+                if pq is t or pq in chain or pq.terminator.op is not _JUMP \
                         or pq.terminator.targets[0].args:
                     break
                 chain.append(pq)
@@ -204,7 +215,7 @@ class Selection(OpSelection):
                             fr.float_union(p.type) and kind(a.type) in _DOUBLE_KINDS):
                     continue
                 blk, i = d
-                if self.fs.before(blk)[i + 1] & self.fs.bit[p]:
+                if self.fs.live_before(blk, i + 1, p):
                     continue                        # the parameter is still needed
                 share[a] = p
                 taken.add(p)
@@ -235,7 +246,6 @@ class Selection(OpSelection):
         fn = self.fn
         size = self.allocate()
         order = _layout(fn)
-        dom = dominators(fn)
         uses = self.uses
         self.max_scratch = 0
         o, pieces, fixups, at = self.offset, self.pieces, self.fixups, self.fs.at
@@ -249,10 +259,12 @@ class Selection(OpSelection):
                 if i == skip:
                     continue                        # fused into the instruction before it
                 op = ins.op
+                if op is _CONST:
+                    continue                        # in the constant table: no code
                 args = ins.args
-                if op is Op.MUL:
+                if op is _MUL and uses.get(ins.result) == 1:
                     j = i + 1                       # constants in between emit nothing
-                    while instrs[j].op is Op.CONST:
+                    while instrs[j].op is _CONST:
                         j += 1
                     if self.mul_add(b, i, ins, instrs[j]):
                         skip = j
@@ -272,26 +284,26 @@ class Selection(OpSelection):
                         if rule[1]:
                             fixups.append((h, "DEOPT", ("fs", at(b, i))))
                         continue
-                if op is Op.BRANCH:
-                    self.branch(b, i, ins, nxt, dom, fused=None)
-                elif op is Op.JUMP:
-                    self.edge(b, ins.targets[0], nxt, dom)
-                elif op is Op.RETURN:
+                if op is _BRANCH:
+                    self.branch(b, i, ins, nxt, fused=None)
+                elif op is _JUMP:
+                    self.edge(b, ins.targets[0], nxt)
+                elif op is _RETURN:
                     self.ret(ins)
-                elif op is Op.RAISE:
+                elif op is _RAISE:
                     h = self.add("jump")
                     self.deopt(h, b, i, "NEXT")
-                elif (op._value_ in _CMP_V and instrs[-1].op is Op.BRANCH
+                elif (op._value_ in _CMP_V and instrs[-1].op is _BRANCH
                       and self.fused_cmp(ins) is not None and uses.get(ins.result) == 1
                       and (i + 2 == len(instrs) and instrs[-1].args[0] is ins.result
-                           or i + 3 == len(instrs) and instrs[-2].op is Op.TRUTH
+                           or i + 3 == len(instrs) and instrs[-2].op is _TRUTH
                            and instrs[-2].args[0] is ins.result
                            and instrs[-1].args[0] is instrs[-2].result
                            and uses.get(instrs[-2].result) == 1)):
                     # compare (and truth of it) then branch: one stencil
-                    self.branch(b, len(instrs) - 1, instrs[-1], nxt, dom, fused=ins)
+                    self.branch(b, len(instrs) - 1, instrs[-1], nxt, fused=ins)
                     break
-                elif op is Op.TRUTH and ins.result is not None and \
+                elif op is _TRUTH and ins.result is not None and \
                         o[ins.result] == o[ins.args[0]]:
                     continue                        # truth of a bool: the bool itself
                 else:
@@ -299,11 +311,11 @@ class Selection(OpSelection):
         self.frame_bytes = (size + 8 * self.max_scratch + 15) & ~15
 
     def mul_add(self, b: Block, i: int, mul: Instr, add: Instr) -> bool:
-        """`a * b + c` (or `c + a * b`) as one stencil when the product is used only by the
-        addition right after it (constants aside), both on ints or both on floats of one
-        flavour, with no conversion and no union result."""
+        """`a * b + c` (or `c + a * b`) as one stencil when the product (used once: select()
+        checks) is used only by the addition right after it (constants aside), both on ints
+        or both on floats of one flavour, with no conversion and no union result."""
         r = mul.result
-        if add.op is not Op.ADD or self.uses.get(r) != 1:
+        if add.op is not _ADD:
             return False
         p, q = add.args
         if p is r and q is not r:
@@ -313,34 +325,55 @@ class Selection(OpSelection):
         else:
             return False
         x, y = mul.args
-        kinds = (kind(x.type), kind(y.type), kind(r.type), kind(other.type),
-                 kind(add.result.type))
+        s = add.result
+        key = (fused, id(x.type), id(y.type), id(r.type), id(other.type), id(s.type))
+        name = _MUL_ADD.get(key, "")
+        if name == "":
+            name = _MUL_ADD[key] = self.mul_add_stencil(
+                fused, (kind(x.type), kind(y.type), kind(r.type), kind(other.type), kind(s.type)))
+            _MUL_ADD_TYPES.extend((x.type, y.type, r.type, other.type, s.type))
+        if name is None:
+            return False
+        o = self.offset
+        h = self.add(name, A=o[x], B=o[y], D=o[other], C=o[s])
+        self.deopt(h, b, i)
+        return True
+
+    def mul_add_stencil(self, fused: str, kinds: tuple[str, ...]) -> str | None:
+        """The muladd/addmul stencil for the kinds of x, y, x * y, c and the sum, or None."""
         m = self.arith("mul", kinds[0], kinds[1], kinds[2])
         a = self.arith("add", kinds[2], kinds[3], kinds[4])
         # operands may be float | np.float64 (the stencil reads their double: a loop's
         # `s += a[i] * b[i]`), results not (they would need a tag)
         if m is None or a != "add" + m[3:] or "union" in (kinds[2], kinds[4]) \
                 or m[-1] in "pn" and not _DOUBLE_OPERANDS.issuperset(kinds):
-            return False
-        o = self.offset
-        h = self.add(f"{fused}_{m[4:]}", A=o[x], B=o[y], D=o[other], C=o[add.result])
-        self.deopt(h, b, i)
-        return True
+            return None
+        return f"{fused}_{m[4:]}"
 
     def finish(self) -> None:
-        """Append the deopt stubs and resolve labels."""
+        """Number the deopt stubs (laid out after the pieces: emit's `stubs`) and resolve
+        labels."""
+        stubs, words, block_label = self.deopt_stubs, self.stubs, self.block_label
+        first = len(self.pieces)
         for holes, hole, target in self.fixups:
             if type(target) is tuple:
                 n = target[1]
-                if n not in self.deopt_stubs:
-                    self.deopt_stubs[n] = len(self.pieces)
-                    self.pieces.append(("deopt_site", {"K2": n}))
-                holes[hole] = Label(self.deopt_stubs[n])
+                at = stubs.get(n)
+                if at is None:
+                    at = stubs[n] = first + len(words)
+                    words.append(n)
+                holes[hole] = Label(at)
             else:
-                holes[hole] = Label(self.block_label[target])
+                holes[hole] = Label(block_label[target])
 
     # -- control flow ------------------------------------------------------------------------
-    def edge(self, src: Block, e, nxt: Block | None, dom) -> None:
+    @cached_property
+    def dom(self) -> dict[Block, set]:
+        """The dominators of every block, computed for the first edge (a back edge is one to
+        a dominator): a function of one block has none."""
+        return dominators(self.fn)
+
+    def edge(self, src: Block, e, nxt: Block | None) -> None:
         """Moves of the edge's arguments into the target's parameters, then the jump."""
         target = e.block
         params = target.params
@@ -358,7 +391,7 @@ class Selection(OpSelection):
                 srcs = staged
             for (off, n, t), p in zip(srcs, params):
                 self.move_value(off, t, p)
-        if target in dom[src]:
+        if target in self.dom[src]:
             self.add("poll")                          # a loop's back edge
         if target is not nxt:
             h = self.add("jump")
@@ -388,11 +421,12 @@ class Selection(OpSelection):
         else:
             raise Unsupported(f"a {t} passed where {p.type} is expected")
 
-    def branch(self, b: Block, i: int, ins: Instr, nxt, dom, fused: Instr | None) -> None:
+    def branch(self, b: Block, i: int, ins: Instr, nxt, fused: Instr | None) -> None:
         """A (fused compare-and-) branch. Its final jump is to JF, dropped when JF's code
         follows: so the condition is inverted when that makes the false side the one laid
         out next (an edge's own moves, or the next block)."""
         t_edge, f_edge = ins.targets
+        dom = self.dom
 
         def complex_(e):
             return bool(e.args) or e.block in dom[b]
@@ -414,7 +448,7 @@ class Selection(OpSelection):
                 # an edge with moves (or a back edge): its own pieces after the branch
                 # (which never falls through), ending in a jump to the target
                 start = len(self.pieces)
-                self.edge(b, e, None, dom)
+                self.edge(b, e, None)
                 h[hole] = Label(start)
             else:
                 self.fixups.append((h, hole, e.block))
@@ -461,6 +495,10 @@ def _layout(fn: Function) -> list[Block]:
     return post[::-1]
 
 
+# (muladd or addmul, ids of the types of x, y, x * y, c, the sum) -> the fused stencil or
+# None: a function of the types alone, remembered like select_ops.SIMPLE
+_MUL_ADD: dict[tuple, str | None] = {}
+_MUL_ADD_TYPES: list = []       # the types _MUL_ADD's keys name by id, kept alive
 _DOUBLE, _I64 = struct.Struct("<d"), struct.Struct("<q")
 _FLOAT_KINDS = frozenset({"float", "npf64", "npf32"})
 _DOUBLE_KINDS = frozenset({"float", "npf64"})        # what a float union's double holds

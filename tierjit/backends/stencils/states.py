@@ -15,10 +15,22 @@ from .kinds import _vid
 class States:
     """ir.liveness.FrameStates — the same frame states, numbered in the order they are asked
     for — computed with bit sets (a Python int per set, one bit per value in id order) by a
-    worklist over per-block use/def sets, and each block's live sets in one backward pass."""
+    worklist over per-block use/def sets, and each block's live sets in one backward pass.
+
+    Compiling only numbers frame states (at()); liveness is solved the first time a live set
+    is needed (coalescing asks about a parameter, a deopt boxes a state's values), so a
+    function whose edges carry no arguments compiles without it."""
 
     def __init__(self, fn: Function):
         self.fn = fn
+        self.states = _LazyStates(self)
+        self._index: dict[tuple[Block, int], int] = {}
+        self._before: dict[Block, list] = {}
+        self._out: dict[Block, int] | None = None
+
+    def _solve(self) -> dict[Block, int]:
+        """The live-out set of every block (and the value numbering the bit sets use)."""
+        fn = self.fn
         vals = sorted(fn.values(), key=_vid)
         self.vals = vals
         bit = self.bit = {v: 1 << i for i, v in enumerate(vals)}
@@ -63,17 +75,21 @@ class States:
                     if q not in queued:
                         queued.add(q)
                         work.append(q)
-        self.out = out
-        self.states = _LazyStates(self)
-        self._index: dict[tuple[int, int], int] = {}
-        self._before: dict[Block, list] = {}
+        self._out = out
+        return out
+
+    def live_before(self, block: Block, index: int, v: Value) -> bool:
+        """Whether v is live before block.instrs[index]."""
+        live = self.before(block)[index]
+        return bool(live & self.bit[v])
 
     def before(self, block: Block) -> list[int]:
         """The live set (bits) before each instruction of block."""
         bf = self._before.get(block)
         if bf is None:
+            out = self._out if self._out is not None else self._solve()
             bit = self.bit
-            live = self.out[block]
+            live = out[block]
             bf = self._before[block] = [0] * len(block.instrs)
             for i in range(len(block.instrs) - 1, -1, -1):
                 ins = block.instrs[i]
@@ -93,11 +109,13 @@ class States:
         return tuple(out)
 
     def at(self, block: Block, index: int) -> int:
-        key = (block.id, index)
+        """The number of the frame state before block.instrs[index]."""
+        key = (block, index)
         n = self._index.get(key)
         if n is None:
-            n = self._index[key] = len(self.states.wanted)
-            self.states.wanted.append((block, index))
+            wanted = self.states.wanted
+            n = self._index[key] = len(wanted)
+            wanted.append(key)
         return n
 
 
