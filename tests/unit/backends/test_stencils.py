@@ -245,31 +245,6 @@ def test_baseline_functions_guard_and_deopt():
     _no_wx()
 
 
-def test_deep_recursion_deoptimises_at_entry_without_giving_up():
-    import sys
-
-    import tierjit
-    from tierjit.backends import nesting
-
-    @tierjit.jit(tier="baseline")
-    def depth(n):
-        if n == 0:
-            return 0
-        return 1 + depth(n - 1)
-
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(30000)
-    try:
-        assert depth(10) == 10
-        n = nesting.NATIVE_STACK // 256 + 10   # beyond the C stack baseline frames may take
-        assert depth(n) == n
-    finally:
-        sys.setrecursionlimit(old)
-    spec = tierjit.runtime.dispatch.dispatcher_of(depth).latest()
-    assert spec.tier == "baseline" and spec.gave_up is None
-    assert depth(30) == 30
-
-
 def test_callee_overflow_hands_the_result_object_to_its_caller():
     import tierjit
 
