@@ -1,14 +1,16 @@
 """Constant folding: an op whose operands are all constants becomes a constant.
 
 The op is evaluated by Python itself on the constant values, so the folded result is
-exactly what the program would compute. Ops that raise, warn or produce a value of another
-type than the one inferred (e.g. `2 ** -1`) are left for run time.
+exactly what the program would compute. Ops that raise or produce a value of another type
+than the one inferred (e.g. `2 ** -1`) are left for run time, and so are ops that could
+warn: only Python's own numbers are folded (NumPy scalars warn on overflow), not `~` of a
+bool (deprecated), and no power or shift big enough to take long. Warnings are not caught
+to find out: the filters are the whole process's, and another thread may be warning.
 """
 
 from __future__ import annotations
 
 import operator
-import warnings
 
 from ..ir.nodes import Function, Value
 from ..ir.ops import Op
@@ -27,10 +29,11 @@ def fold_constants(fn: Function) -> Function:
             if ins.op is Op.CONST:
                 consts[ins.result] = ins.attr
             elif ins.op in _FOLDABLE and ins.args and all(a in consts for a in ins.args):
+                args = [consts[a] for a in ins.args]
+                if not _quiet(ins.op, args):
+                    continue
                 try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("error")
-                        r = _FOLDABLE[ins.op](*(consts[a] for a in ins.args))
+                    r = _FOLDABLE[ins.op](*args)
                 except Exception:   # noqa: BLE001 - the program raises this at run time
                     continue
                 if type_of_value(r) != ins.result.type or _too_big(r):
@@ -38,6 +41,20 @@ def fold_constants(fn: Function) -> Function:
                 ins.op, ins.args, ins.attr = Op.CONST, [], r
                 consts[ins.result] = r
     return fn
+
+
+_NUMBERS = frozenset({int, float, bool, complex, type(None)})
+
+
+def _quiet(op: Op, args: list) -> bool:
+    """Whether Python computes op on args without a warning, and at once."""
+    if not all(type(a) in _NUMBERS for a in args):
+        return False
+    if op is Op.INVERT:
+        return type(args[0]) is not bool
+    if op in (Op.POW, Op.LSHIFT) and type(args[1]) is int:
+        return args[1] <= 64          # a bigger result is left to run time anyway
+    return True
 
 
 def _too_big(r) -> bool:

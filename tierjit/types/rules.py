@@ -10,10 +10,11 @@ are typed as the common case; native code guards the rest and deoptimises.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import operator
-import warnings
+import sys
 
 from ..errors import Unsupported
 from ..ir.ops import Op
@@ -57,8 +58,10 @@ def _trial(fn, arg_types: tuple[Scalar, ...]) -> Type:
     """Type of fn(*samples); raises Unsupported when Python itself raises for every sample."""
     import itertools
     err = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    # NumPy's error state is the thread's own; the warnings filters are the process's, and
+    # the samples are small numbers that Python's own operators do not warn about
+    np = sys.modules.get("numpy")
+    with np.errstate(all="ignore") if np is not None else contextlib.nullcontext():
         combos = itertools.product(*(samples(t) for t in arg_types))
         for args in itertools.islice(combos, 8):
             try:

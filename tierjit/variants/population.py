@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import warnings
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -207,8 +206,9 @@ def call_group(g: Grouped, X: np.ndarray, reduce: str | None,
     rows = np.empty((len(g.consts), X.shape[0]), X.dtype)
     scalar = X.dtype.type
     cols = [X[:, j] for j in range(X.shape[1])]
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    # NumPy's error state, not the warnings filters: those are the process's, not this
+    # thread's (another thread of the program may be warning meanwhile)
+    with np.errstate(all="ignore"):
         for k, consts in enumerate(g.consts):
             cs = [scalar(c) if type(c) in (int, float) else c for c in consts]
             if not _call_columns(py, cs, cols, rows[k]):

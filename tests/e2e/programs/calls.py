@@ -204,4 +204,19 @@ PROGRAMS = [
         """, [(np.array([4.0, 9.0, 16.0]), np.zeros(3)),
               (np.array([4.0, -1.0, 16.0]), np.zeros(3)),
               (np.array([1, 2, 3]), np.zeros(3, np.float32))]),
+    program("call_store_into_returned_arrays", """
+        import numpy as np
+
+        @jit
+        def make(n, x):
+            a = np.zeros(n)
+            return a, (np.ones(n), x), None
+
+        @jit
+        def f(n, x):
+            a, (b, y), _ = make(n, x)
+            a[1] = y
+            b[-1] = a[1] * 2
+            return a, b
+        """, [(3, 2.5), (2, -1.0), (1, 0.5)]),
 ]

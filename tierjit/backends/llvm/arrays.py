@@ -146,15 +146,22 @@ class ArrayOps:
 
     def require_writeable(self, v: str, t: Type) -> None:
         """Deoptimise unless every array in v is writeable (tier 0 raises NumPy's error)."""
+        self.deopt_if(self.read_only(v, t))
+
+    def read_only(self, v: str, t: Type) -> str:
+        """An i1: some array in v is not writeable."""
         if isinstance(t, ArrayT):
             from ...runtime.capi import array_layout
             obj = self.emit(f"extractvalue {ll(t)} {v}, 3")
             flags = self.field(obj, array_layout().flags, "i32")
             w = self.emit(f"and i32 {flags}, {NPY_WRITEABLE}")
-            self.deopt_if(self.emit(f"icmp eq i32 {w}, 0"))
-        elif isinstance(t, TupleT):
+            return self.emit(f"icmp eq i32 {w}, 0")
+        out = "false"
+        if isinstance(t, TupleT):
             for i, it in enumerate(t.items):
-                self.require_writeable(self.emit(f"extractvalue {ll(t)} {v}, {i}"), it)
+                x = self.read_only(self.emit(f"extractvalue {ll(t)} {v}, {i}"), it)
+                out = x if out == "false" else self.emit(f"or i1 {out}, {x}")
+        return out
 
     def getattr(self, v: str, t: Type, name: str, rt: Type) -> str | None:
         if isinstance(t, ArrayT):

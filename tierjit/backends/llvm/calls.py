@@ -79,7 +79,9 @@ class CallOps:
         if isinstance(rt, ArrayT) or has_arrays(rt):
             self.own(obj)
             if self.writes_arrays:
-                self.require_writeable(v, rt)
+                self.incref(obj)                # handed over, or released: still owned
+                self.writeable_or_deopt(b, i, v, rt, obj)
+                self.decref(obj)
         else:
             self.decref(obj)
         self.emit_void(f"br label %{ok_label}")
@@ -88,6 +90,18 @@ class CallOps:
         self.deopt_with_object(after, obj)
         self.start(ok_label)
         return v
+
+    def writeable_or_deopt(self, b: Block, i: int, v: str, t: Type, obj: str | None) -> None:
+        """In a function that writes arrays, after call i of b returned arrays in v: unless
+        all are writeable, deoptimise just after the call, handing tier 0 its result (obj,
+        a new reference, or v boxed), where the store raises NumPy's error. Not a guard of
+        the call's own frame state, which is before it: tier 0 would call again."""
+        bad = self.read_only(v, t)
+        no, yes = self.new_label("readonly"), self.new_label("writeable")
+        self.emit_void(f"br i1 {bad}, label %{no}, label %{yes}{RARELY}")
+        self.start(no)
+        self.deopt_with_object(self.fs.at(b, i + 1), obj if obj is not None else self.box(v, t))
+        self.start(yes)
 
     def unbox_value(self, obj: str, t: Type, fail: str) -> str:
         if isinstance(t, UnionT):
@@ -203,7 +217,7 @@ class CallOps:
         if has_arrays(rt):
             self.own_arrays_in(v1, rt)
             if self.writes_arrays:
-                self.require_writeable(v1, rt)
+                self.writeable_or_deopt(b, i, v1, rt, None)
         l1 = self.cur_label
         self.emit_void(f"br label %{join}")
         self.start(join)
