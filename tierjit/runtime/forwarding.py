@@ -4,9 +4,10 @@ runtime.entry's native entry type): everything not on the type is the dispatcher
 `__doc__` and `__module__` live in the type dict, so they would shadow the dispatcher's; they
 are str subclasses that read as a plain string on the type itself (`type.__module__` returns
 the dict entry unchanged) and, as descriptors, forward on instances.
-"""
 
-from __future__ import annotations
+(No `from __future__ import annotations`: decorating imports this module, and that import
+would cost a cold program the `__future__` module's.)
+"""
 
 
 class Forwarded(str):
