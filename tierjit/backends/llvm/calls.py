@@ -18,9 +18,8 @@ from ...ir.loops import natural_loops
 from ...ir.nodes import Block, Instr
 from ...ir.ops import Op
 from ...types.lattice import ArrayT, TupleT, Type, UnionT
-from .. import nesting
 from ..pyops import python_function
-from .deopt import RARELY, USUALLY, ImpureLoop
+from .deopt import RARELY, USUALLY, ImpureLoop, published
 from .lltypes import ll, union_members
 
 if TYPE_CHECKING:
@@ -125,15 +124,9 @@ class CallOps:
     def publish_nesting(self, sign: int) -> None:
         """Around a call into Python (sign 1 before it, -1 after): the native calls this
         one nested below its entry count for native code Python calls (backends/nesting.py)."""
-        if not self.nests:
-            return
-        below = self.emit("trunc i64 %depth to i32")
-        base = self.emit(f"trunc i64 {self.emit('lshr i64 %depth, 32')} to i32")
-        mine = self.emit(f"zext i32 {self.emit(f'sub i32 {below}, {base}')} to i64")
-        cell = self.addr(ctypes.addressof(nesting.PUBLISHED))
-        now = self.emit(f"load i64, ptr {cell}")
-        op = "add" if sign > 0 else "sub"
-        self.emit_void(f"store i64 {self.emit(f'{op} i64 {now}, {mine}')}, ptr {cell}")
+        if self.nests:
+            self.emit_void(f"call void @{self.helper('publish')}(i64 %depth, ptr "
+                           f"{published()}, i64 {sign})")
 
     def propagate_error_if(self, cond: str) -> None:
         err, ok = self.new_label("err"), self.new_label("noerr")

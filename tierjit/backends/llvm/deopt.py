@@ -32,6 +32,12 @@ RARELY = ', !prof !{!"branch_weights", i32 1, i32 1048576}'
 USUALLY = ', !prof !{!"branch_weights", i32 1048576, i32 1}'
 
 
+def published() -> str:
+    """The address of the count of published native calls (backends/nesting.py), as an
+    LLVM constant."""
+    return f"inttoptr (i64 {ctypes.addressof(nesting.PUBLISHED)} to ptr)"
+
+
 class ImpureLoop(Exception):
     """A loop taken for pure calls into Python: generate again without it as a region."""
 
@@ -224,10 +230,10 @@ class DeoptOps:
         data = "".join("\\0" + str(k) for k in kinds)    # bytes as LLVM's hex escapes
         self.declare(f"{table} = private unnamed_addr constant [{len(kinds)} x i8] c\"{data}\"")
         self.helper("resume")
-        cell = ctypes.addressof(nesting.PUBLISHED)
+        self.helper("publish")
         res = self.emit(f"call ptr @tj_resume(ptr {self.addr(id(self.resume_obj))}, "
                         f"ptr %deoptbuf, ptr {table}, i64 {len(values)}, i64 %depth, "
-                        f"ptr inttoptr (i64 {cell} to ptr))")
+                        f"ptr {published()})")
         self.release_owned()
         fail = self.emit(f"icmp eq ptr {res}, null")
         err, ok = self.new_label("deopterr"), self.new_label("deoptok")

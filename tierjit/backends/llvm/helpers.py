@@ -172,20 +172,33 @@ fail:
   ret {{double, i1}} {{double 0.0, i1 true}}
 }}
 """,
-    # a deopt site's hand-over to tier 0 (codegen.deopt_body): box the n raw slots by kind
-    # (0 a new reference, 1 int64, 2 double, 3 a borrowed reference) in place, call the
-    # resume function with them unless one failed, release them; NULL with an exception set
-    # if anything failed. The native calls nested below the site's entry (its depth word,
-    # backends/nesting.py) are published in %cell while tier 0 runs.
-    "resume": """
-define internal ptr @tj_resume(ptr %callable, ptr %slots, ptr %kinds, i64 %n, i64 %depth,
-                               ptr %cell) cold noinline {
+    # around a call into Python, which may call native code again (sign 1 before, -1 after):
+    # add the native calls nested below the caller's entry (low half of its depth word less
+    # the high half, backends/nesting.py) to, or take them off, the published count at %cell
+    "publish": """
+define internal void @tj_publish(i64 %depth, ptr %cell, i64 %sign) alwaysinline {
 entry:
   %below = trunc i64 %depth to i32
   %base.w = lshr i64 %depth, 32
   %base = trunc i64 %base.w to i32
   %mine.w = sub i32 %below, %base
   %mine = zext i32 %mine.w to i64
+  %delta = mul i64 %mine, %sign
+  %p0 = load i64, ptr %cell
+  %p1 = add i64 %p0, %delta
+  store i64 %p1, ptr %cell
+  ret void
+}
+""",
+    # a deopt site's hand-over to tier 0 (codegen.deopt_body): box the n raw slots by kind
+    # (0 a new reference, 1 int64, 2 double, 3 a borrowed reference) in place, call the
+    # resume function with them unless one failed, release them; NULL with an exception set
+    # if anything failed. The native calls nested below the site's entry (its depth word)
+    # are published in %cell while tier 0 runs.
+    "resume": """
+define internal ptr @tj_resume(ptr %callable, ptr %slots, ptr %kinds, i64 %n, i64 %depth,
+                               ptr %cell) cold noinline {
+entry:
   br label %head
 head:
   %i = phi i64 [0, %entry], [%i1, %put]
@@ -222,13 +235,9 @@ put:
 boxed:
   br i1 %bad, label %release, label %call
 call:
-  %p0 = load i64, ptr %cell
-  %p1 = add i64 %p0, %mine
-  store i64 %p1, ptr %cell
+  call void @tj_publish(i64 %depth, ptr %cell, i64 1)
   %r = call ptr @PyObject_Vectorcall(ptr %callable, ptr %slots, i64 %n, ptr null)
-  %q0 = load i64, ptr %cell
-  %q1 = sub i64 %q0, %mine
-  store i64 %q1, ptr %cell
+  call void @tj_publish(i64 %depth, ptr %cell, i64 -1)
   br label %release
 release:
   %res = phi ptr [null, %boxed], [%r, %call]
