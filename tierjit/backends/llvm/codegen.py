@@ -13,8 +13,8 @@ Each specialisation becomes two functions in one LLVM module:
 Every instruction that can leave the fast path has a frame state (`ir.liveness`). On a
 failing guard, core hands the frame state's live values, raw, to a shared helper that boxes
 them and calls the specialisation's resume function — tier-0 Python generated from the same
-IR, starting before that instruction — and returns its result as status 2. Operations not lowered natively call the
-Python function they stand for (status 2 on a surprising result type, a deopt if it raises),
+IR, starting before that instruction — and returns its result as status 2. Operations not
+lowered natively call the Python function they stand for (status 2 on a surprising result type, a deopt if it raises),
 so the native tier covers every typed program and stays exact.
 """
 
@@ -666,12 +666,16 @@ def _unroll_recursion(core: str, name: str) -> str:
     # a call to a twin, inlined, makes no native frame: it passes the caller's depth word
     # (backends/nesting.py), so the twin's test of it folds away
     to_twin = re.compile(rf"(@{name}_twin\d+\([^\n]*), i64 %depth\.next\)")
-    out = head + "\n" + to_twin.sub(r"\1, i64 %depth)", body.replace(f"@{name}(", f"@{name}_twin1("))
+
+    def calling(callee: str) -> str:
+        return to_twin.sub(r"\1, i64 %depth)", body.replace(f"@{name}(", callee))
+
+    out = head + "\n" + calling(f"@{name}_twin1(")
     for level in range(1, levels + 1):
         twin = head.replace(f"@{name}(", f"@{name}_twin{level}(")
         twin = twin.replace("define ", "define internal ", 1)[:-2] + " alwaysinline {"
-        callee = f"@{name}_twin{level + 1}(" if level < levels else f"@{name}("
-        out += "\n" + twin + "\n" + to_twin.sub(r"\1, i64 %depth)", body.replace(f"@{name}(", callee))
+        out += "\n" + twin + "\n" + calling(f"@{name}_twin{level + 1}(" if level < levels
+                                              else f"@{name}(")
     return out
 
 

@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass, field
 
 from ...errors import Unsupported
-from ...ir.ops import Op
 from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from ..nesting import NATIVE_STACK
@@ -85,11 +84,12 @@ class _Hooks:
         self.pyops = []
         if sel.pyops:
             from ..pyops import python_function
-        for ins, _n, _h in sel.pyops:
+        for ins, n, _h in sel.pyops:
+            # a jitted callee's result is handed over (select_ops.pyop): the override's slot
+            handed_at = sel.overrides[(n >> 32) - 1][1] if n >> 32 else None
             self.pyops.append((python_function(ins), [(sel.offset[a], a.type) for a in ins.args],
                                None if ins.result is None else
-                               (sel.offset[ins.result], ins.result.type),
-                               sel.scratch if ins.op is Op.CALL_JIT else None))
+                               (sel.offset[ins.result], ins.result.type), handed_at))
 
     def deopt(self, addr: int, index: int):
         """Box the live values of frame state `index` and finish the call in tier 0."""

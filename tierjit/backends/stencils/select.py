@@ -52,7 +52,8 @@ class Selection(OpSelection):
         self.deopt_stubs: dict[int, int] = {}     # frame state word -> its stub's number
         self.stubs: list[int] = []                 # the stubs' frame state words, in order
         self.overrides: list[tuple[Value, int]] = []   # call results: (value, object slot)
-        self.pyops: list[tuple[Instr, int, dict]] = []   # (instr, frame state, holes)
+        # (instr, frame state | its override's number << 32 for a handed-over result, holes)
+        self.pyops: list[tuple[Instr, int, dict]] = []
         self.calls: list[tuple[Instr, tuple]] = []
         self.call_cells: list[tuple[dict, object, tuple]] = []
         # calls of small pure callees generated in place (select_ops.inline): the call ->

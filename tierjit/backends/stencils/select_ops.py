@@ -394,8 +394,8 @@ class OpSelection:
             # (the hook leaves it in a scratch slot, as a callee's core does for call_jit).
             self.max_scratch = max(self.max_scratch, 1)
             self.overrides.append((ins.result, self.scratch))
-            n = self.fs.at(b, i + 1)
-            self.fixups.append((h, "DEOPT", ("fs", n | len(self.overrides) << 32)))
+            n = self.fs.at(b, i + 1) | len(self.overrides) << 32
+            self.fixups.append((h, "DEOPT", ("fs", n)))
         else:
             n = self.deopt(h, b, i)
         self.pyops.append((ins, n, h))
