@@ -335,4 +335,26 @@ PROGRAMS = [
                 return a
             return b
         """, [(np.zeros(2), np.ones(2), True), (np.zeros(2), np.ones(2), False)]),
+    program("arr_element_or_float_returned", """
+        @jit
+        def f(a, i):
+            if i >= len(a):
+                return 0.0
+            return a[i] * 2.0
+        """, [(np.arange(4.0), 0), (np.arange(4.0), 9), (np.arange(4.0), -1)]),
+    program("arr_element_or_float_in_tuples", """
+        @jit
+        def pair(a, i):
+            if i >= len(a):
+                return 0.0, i
+            return a[i], i
+
+        @jit
+        def f(a, n):
+            t = (0.5, -1)
+            for i in range(n):
+                t = (a[i], i)
+            x, k = pair(a, n)
+            return t, (x, k * 2), pair(a, 0)
+        """, [(np.arange(4.0), 0), (np.arange(4.0), 3), (np.arange(4.0), 4)]),
 ]

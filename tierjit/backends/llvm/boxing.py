@@ -55,7 +55,7 @@ class Boxing:
             agg = "undef"
             for i, it in enumerate(t.items):
                 item = self.field(obj, 24 + PTR_SIZE * i, "ptr")
-                v = self.unbox(item, it, fail)
+                v = self.unbox_value(item, it, fail)     # an item may be a union
                 agg = self.emit(f"insertvalue {ll(t)} {agg}, {ll(it)} {v}, {i}")
             return agg if t.items else "zeroinitializer"
         if isinstance(t, ArrayT):

@@ -410,7 +410,8 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
             return self.const(ins.attr, rt)
         if b in self.chunked and self.chunked[b][2] is ins:
             return self.chunk_test(b, ins)
-        if (any(isinstance(t, UnionT) for t in ts) or isinstance(rt, UnionT)) and \
+        if op not in _STRUCTURAL and \
+                (any(isinstance(t, UnionT) for t in ts) or isinstance(rt, UnionT)) and \
                 (rt is None or isinstance(rt, (Scalar, UnionT))):
             ok, r = self.union_op(ins, a, ts, rt)
             if ok:
@@ -597,7 +598,12 @@ _SIDE_EFFECTS = frozenset({Op.CALL_JIT})
 
 
 def _may_deopt(ins: Instr) -> bool:
-    return ins.op not in (Op.CONST, Op.JUMP, Op.BRANCH, Op.RETURN, Op.MAKE_TUPLE, Op.TUPLE_GET)
+    return ins.op not in (Op.CONST, Op.JUMP, Op.BRANCH, Op.RETURN) and ins.op not in _STRUCTURAL
+
+
+# ops that only move values in or out of a tuple, union-typed ones included: always native,
+# never a guard
+_STRUCTURAL = frozenset({Op.MAKE_TUPLE, Op.TUPLE_GET})
 
 
 def _resume(dispatcher, spec, index, *values):

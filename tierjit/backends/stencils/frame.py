@@ -44,6 +44,11 @@ def float_union(t: Type) -> bool:
     return isinstance(t, UnionT) and {str(m) for m in t.members} == {"float", "np.float64"}
 
 
+def holds_union(t: Type) -> bool:
+    """t is float | np.float64 or a tuple with one among its items."""
+    return float_union(t) or isinstance(t, TupleT) and any(holds_union(i) for i in t.items)
+
+
 def slots(t: Type) -> tuple[str, ...]:
     """The slot kinds of a value of type t: "i" (i64), "f" (double), "t" (union tag),
     "o" (a borrowed object pointer), "p" (raw data)."""

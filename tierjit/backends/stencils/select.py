@@ -111,7 +111,8 @@ class Selection(OpSelection):
                 types[id(t)] = t
             for p in b.params:
                 types[id(p.type)] = p.type
-        union = union or any(kind(t) == "union" for t in types.values())
+        union = union or any(fr.holds_union(t) for t in types.values()) or \
+            self.ret_type is not None and fr.holds_union(self.ret_type)
         if union:
             self.zero, self.one = at, at + 8         # union tags of known members
             self.consts += [0, 1]
@@ -163,7 +164,7 @@ class Selection(OpSelection):
                 into_result.pop(c, None)
             elif c not in into_result:
                 rest.append(c)
-                union = union or kind(c.type) == "union"
+                union = union or fr.holds_union(c.type)
         return at, union
 
     def coalesce(self, defs: dict[Value, tuple[Block, int]]) -> dict[Value, Value]:
@@ -466,18 +467,33 @@ class Selection(OpSelection):
     # -- instructions ------------------------------------------------------------------------
     def ret(self, ins: Instr) -> None:
         v = ins.args[0]
-        n = width(v.type)
-        if n > 16:
+        words = self.result_words(self.offset[v], v.type, self.ret_type or v.type)
+        if len(words) > 16:
             raise Unsupported("a result of more than 16 slots")
-        off = self.offset[v]
-        kinds = fr.slots(v.type)
-        if kinds == ("i",) or kinds == ("f",):
-            self.add("ret1", A=off)
+        if len(words) == 1 and words[0][1] in ("i", "f"):
+            self.add("ret1", A=words[0][0])
             return
-        for k, sk in enumerate(kinds):
+        for k, (src, sk) in enumerate(words):
             # an array's object: a new reference for the caller (the entry returns it)
-            self.add("ret_copy_ref" if sk == "o" else "ret_copy", A=off + 8 * k, E=8 * k)
+            self.add("ret_copy_ref" if sk == "o" else "ret_copy", A=src, E=8 * k)
         self.add("ret")
+
+    def result_words(self, off: int, t: Type, rt: Type) -> list[tuple[int, str]]:
+        """(slot offset, slot kind) of each word of a value of type t, held at off, returned
+        as the function's result type rt: a float where rt has float | np.float64 gets its
+        union tag from the constant table."""
+        if t == rt or fr.slots(t) == fr.slots(rt):
+            return [(off + 8 * k, sk) for k, sk in enumerate(fr.slots(t))]
+        if fr.float_union(rt) and _is_float(t):
+            return [(off, "f"), (self.one if fr.is_np_float(t) else self.zero, "t")]
+        if isinstance(t, TupleT) and isinstance(rt, TupleT) and len(t.items) == len(rt.items):
+            words = []
+            for it, pt in zip(t.items, rt.items):
+                words += self.result_words(off, it, pt)
+                off += 8 * width(it)
+            return words
+        raise Unsupported(f"a {t} returned where {rt} is expected")
+
 
 def _layout(fn: Function) -> list[Block]:
     """Blocks in a reverse postorder that puts each block's first successor (a branch's true
