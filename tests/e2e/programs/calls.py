@@ -219,4 +219,44 @@ PROGRAMS = [
             b[-1] = a[1] * 2
             return a, b
         """, [(3, 2.5), (2, -1.0), (1, 0.5)]),
+    program("call_recursion_prefix_overflows", """
+        @jit
+        def f(n, k):
+            if n < 0 or n + k < 3:
+                return n * 2
+            return f(n - 1, k) + 1
+        """, [(10, 0), (10, I64_MAX), (6, -I64_MAX), (3, -I64_MAX - 1), (40, -5)]),
+    program("call_recursion_returns_pairs", """
+        @jit
+        def f(n):
+            if n < 2:
+                return n, 1
+            a, b = f(n - 1)
+            c, d = f(n - 2)
+            return a + c, b + d
+        """, each(0, 1, 12, 18, 2.5)),
+    program("call_recursion_several_base_cases", """
+        @jit
+        def f(n):
+            if n <= 0:
+                return 0
+            if n == 1:
+                return 1 if n > 0 else -1
+            return f(n - 1) + f(n - 3) * 2
+        """, each(-3, 0, 1, 2, 17, 22)),
+    program("call_recursion_over_array", """
+        @jit
+        def f(a, i):
+            if i >= len(a):
+                return 0.0
+            return a[i] + f(a, i + 1)
+        """, [lambda: (np.arange(50.0), 0), lambda: (np.arange(7.0), -3),
+              lambda: (np.zeros(0), 0), lambda: (np.arange(5.0), 9)]),
+    program("call_recursion_float_base_case", """
+        @jit
+        def f(x):
+            if x <= 0.5:
+                return x * 3.0
+            return f(x - 1.0) + f(x - 0.5)
+        """, each(3.7, -0.0, 0.5, 6.25, 4)),
 ]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
-import re
 import threading
 from dataclasses import dataclass, field
 
@@ -45,6 +44,7 @@ from .helpers import HELPERS, NEEDS
 from .inline import InlineOps, NotInlined
 from .lltypes import kind, ll, union_members
 from .mathfns import MathOps
+from .recursion import unroll_recursion
 from .scalar import ScalarOps, fconst
 from .selects import SelectOps
 from .unions import UnionOps
@@ -641,7 +641,7 @@ def compile_native(dispatcher, spec) -> NativeCode:
             except NotInlined as e:
                 no_inline = no_inline | {e.ins}
         if f"@{name}_core(" in core.split("\n", 1)[1]:
-            core = _unroll_recursion(core, f"{name}_core")
+            core = unroll_recursion(core, f"{name}_core")
         mod.functions.insert(0, core)
         cores = {f"{name}_core": core}
         cores.update((n, f) for n, f in _defined(mod.functions[1:]))
@@ -660,32 +660,6 @@ def compile_native(dispatcher, spec) -> NativeCode:
     return NativeCode(entry_addr, spec.core_cell.value, callable_, gen.fs.states,
                       cm.llvm_text, text, time.perf_counter() - t0, gen.keepalive,
                       f"{name}_core", cores, set(mod.decls), set(mod.helpers))
-
-
-def _unroll_recursion(core: str, name: str) -> str:
-    """A self-recursive core calls always-inlined twins that call the core back, so LLVM
-    inlines levels of the recursion into every call (as gcc does for fib): two for a small
-    core (fib's calls are a quarter of the source's), one for a larger one (the code
-    doubles with each)."""
-    head, body = core.split("\n", 1)
-    levels = 2 if body.count("\n") <= SMALL_CORE_LINES else 1
-    # a call to a twin, inlined, makes no native frame: it passes the caller's depth word
-    # (backends/nesting.py), so the twin's test of it folds away
-    to_twin = re.compile(rf"(@{name}_twin\d+\([^\n]*), i64 %depth\.next\)")
-
-    def calling(callee: str) -> str:
-        return to_twin.sub(r"\1, i64 %depth)", body.replace(f"@{name}(", callee))
-
-    out = head + "\n" + calling(f"@{name}_twin1(")
-    for level in range(1, levels + 1):
-        twin = head.replace(f"@{name}(", f"@{name}_twin{level}(")
-        twin = twin.replace("define ", "define internal ", 1)[:-2] + " alwaysinline {"
-        out += "\n" + twin + "\n" + calling(f"@{name}_twin{level + 1}(" if level < levels
-                                              else f"@{name}(")
-    return out
-
-
-SMALL_CORE_LINES = 240
 
 
 def _defined(functions: list[str]):
