@@ -21,7 +21,7 @@ from ...ir.verifier import dominators, predecessors
 from ...passes.ranges import arith, within_i64
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from . import frame as fr, library
-from .emit import Label
+from .emit import Label, Stub
 from .kinds import _CMP, _CMP_V, _NO_SHARE_V, _is_float, _is_int, kind, width
 from .select_ops import SIMPLE, OpSelection
 from .states import States
@@ -48,8 +48,8 @@ class Selection(OpSelection):
         self.pow2: dict[Value, int] = {}       # int constants 2**k -> k
         self.consts: list[int] = []            # the constant table (i64 bit patterns)
         self.block_label: dict[Block, int] = {}
-        self.fixups: list[tuple[dict, str, object]] = []   # (holes, hole, block | ('fs', n))
-        self.deopt_stubs: dict[int, int] = {}     # frame state word -> its stub's number
+        self.fixups: list[tuple[dict, str, Block]] = []    # (holes, hole, target block)
+        self.deopt_stubs: dict[int, Stub] = {}    # frame state word -> its stub
         self.stubs: list[int] = []                 # the stubs' frame state words, in order
         self.overrides: list[tuple[Value, int]] = []   # call results: (value, object slot)
         # (instr, frame state | its override's number << 32 for a handed-over result, holes)
@@ -235,8 +235,18 @@ class Selection(OpSelection):
         if hole not in self.hole_names[name]:
             return None
         n = self.fs.at(b, i)
-        self.fixups.append((holes, hole, ("fs", n)))
+        holes[hole] = self.stub(n)
         return n
+
+    def stub(self, word: int) -> Stub:
+        """The deopt stub that stores frame state word `word` (a frame state's number, with
+        the number of an override in its high bits): one per word, numbered as first asked
+        for (emit lays them out after the pieces)."""
+        s = self.deopt_stubs.get(word)
+        if s is None:
+            s = self.deopt_stubs[word] = Stub(len(self.stubs))
+            self.stubs.append(word)
+        return s
 
     def mov(self, src: int, dst: int, n: int) -> None:
         for k in range(n):
@@ -249,7 +259,7 @@ class Selection(OpSelection):
         order = _layout(fn)
         uses = self.uses
         self.max_scratch = 0
-        o, pieces, fixups, at = self.offset, self.pieces, self.fixups, self.fs.at
+        o, pieces, at, stub = self.offset, self.pieces, self.fs.at, self.stub
         simple = SIMPLE
         for pos, b in enumerate(order):
             self.block_label[b] = len(pieces)
@@ -277,13 +287,12 @@ class Selection(OpSelection):
                     rule = simple.get((op._value_, id(x.type), id(y.type), id(r.type)))
                     if rule is not None:
                         h = {"A": o[x], "B": o[y], "C": o[r]}
-                        if rule[2] and x.range and y.range \
-                                and within_i64(arith(op, x.range, y.range)):
-                            pieces.append((rule[2], h))     # cannot overflow: no guard
+                        if rule[2] and _cannot_overflow(op, x.range, y.range):
+                            pieces.append((rule[2], h))     # no guard needed
                             continue
                         pieces.append((rule[0], h))
                         if rule[1]:
-                            fixups.append((h, "DEOPT", ("fs", at(b, i))))
+                            h["DEOPT"] = stub(at(b, i))
                         continue
                 if op is _BRANCH:
                     self.branch(b, i, ins, nxt, fused=None)
@@ -352,20 +361,10 @@ class Selection(OpSelection):
         return f"{fused}_{m[4:]}"
 
     def finish(self) -> None:
-        """Number the deopt stubs (laid out after the pieces: emit's `stubs`) and resolve
-        labels."""
-        stubs, words, block_label = self.deopt_stubs, self.stubs, self.block_label
-        first = len(self.pieces)
+        """Resolve the jumps to blocks (a block's first piece is known once it is laid out)."""
+        block_label = self.block_label
         for holes, hole, target in self.fixups:
-            if type(target) is tuple:
-                n = target[1]
-                at = stubs.get(n)
-                if at is None:
-                    at = stubs[n] = first + len(words)
-                    words.append(n)
-                holes[hole] = Label(at)
-            else:
-                holes[hole] = Label(block_label[target])
+            holes[hole] = Label(block_label[target])
 
     # -- control flow ------------------------------------------------------------------------
     @cached_property
@@ -482,6 +481,8 @@ class Selection(OpSelection):
 def _layout(fn: Function) -> list[Block]:
     """Blocks in a reverse postorder that puts each block's first successor (a branch's true
     side: a loop's body, an if's then-part) right after it, so that it falls through."""
+    if len(fn.blocks) == 1:
+        return [fn.entry]
     seen, post = {fn.entry}, []
     stack = [(fn.entry, iter(fn.entry.successors[::-1]))]
     while stack:
@@ -494,6 +495,22 @@ def _layout(fn: Function) -> list[Block]:
             seen.add(nxt)
             stack.append((nxt, iter(nxt.successors[::-1])))
     return post[::-1]
+
+
+_FITS: dict[tuple, bool] = {}
+
+
+def _cannot_overflow(op: Op, a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    """Whether int `a op b` stays within 64 bits for operands in ranges a and b (None:
+    unknown), remembered per (op, a, b): a function's operands mostly have a few ranges
+    (often the whole i64 range), and arith() is Python work."""
+    key = (op._value_, a, b)          # (hashing an Enum member is a Python-level call)
+    fits = _FITS.get(key)
+    if fits is None:
+        if len(_FITS) > 4096:               # ranges of long-gone functions
+            _FITS.clear()
+        fits = _FITS[key] = a is not None and b is not None and within_i64(arith(op, a, b))
+    return fits
 
 
 # (muladd or addmul, ids of the types of x, y, x * y, c, the sum) -> the fused stencil or
