@@ -72,10 +72,9 @@ class Selection(OpSelection):
             at += 8 * width(p.type)
         self.nargs = (at - FIRST) // 8
         const_start = at
-        # one pass over the instructions: constants, use counts, candidates for coalesce()
+        # one pass over the instructions: constants, use counts, the values needing slots
         uses: dict[Value, int] = {}
         alias: dict[Value, Value] = {}
-        defs: dict[Value, tuple[Block, int]] = {}
         rest: list[Value] = []
         into_result: dict[Value, Value] = {}     # an inlined callee's result -> the call's
         types: dict[int, Type] = {}               # the results' types, each once (by id)
@@ -83,12 +82,12 @@ class Selection(OpSelection):
         for b in fn.blocks:
             if b.params and b is not fn.entry:
                 rest += b.params
-            for i, ins in enumerate(b.instrs):
+            for e in b.instrs[-1].targets:          # only a terminator has targets
+                for a in e.args:
+                    uses[a] = uses.get(a, 0) + 1
+            for ins in b.instrs:
                 for a in ins.args:
                     uses[a] = uses.get(a, 0) + 1
-                for e in ins.targets:
-                    for a in e.args:
-                        uses[a] = uses.get(a, 0) + 1
                 r = ins.result
                 if r is None:
                     continue
@@ -106,8 +105,6 @@ class Selection(OpSelection):
                     alias[r] = ins.args[0]       # truth of a bool: that bool
                 else:
                     rest.append(r)
-                    if op._value_ not in _NO_SHARE_V and width(t) <= 2:
-                        defs[r] = (b, i)
                 types[id(t)] = t
             for p in b.params:
                 types[id(p.type)] = p.type
@@ -118,7 +115,7 @@ class Selection(OpSelection):
             at += 16
         self.nconsts = (at - const_start) // 8
         self.uses = uses
-        share = self.coalesce(defs) if defs else {}
+        share = self.coalesce()
         for v in rest:
             if v not in share:
                 offset[v] = at
@@ -166,7 +163,7 @@ class Selection(OpSelection):
                 union = union or kind(c.type) == "union"
         return at, union
 
-    def coalesce(self, defs: dict[Value, tuple[Block, int]]) -> dict[Value, Value]:
+    def coalesce(self) -> dict[Value, Value]:
         """Edge arguments computed straight into their parameter's slots (allocate() has
         already made `truth` of a bool an alias of that bool).
 
@@ -176,13 +173,13 @@ class Selection(OpSelection):
         loop's `i = i + 1` needs no move on the back edge; a float or np.float64 goes into
         the double of a `float | np.float64` parameter, the edge still sets the tag, so that
         a loop's `s += a[i] * b[i]` keeps no store-to-load round trip off its critical path).
-        `defs` are the candidates:
-        one-stencil results of at most two slots (the stencil reads its operands before it
-        writes its result)."""
+        The candidates are one-stencil results of at most two slots (the stencil reads its
+        operands before it writes its result): see _candidates()."""
         share: dict[Value, Value] = {}
         uses = self.uses
         taken: set = set()
         preds = None                  # computed for the first edge that carries arguments
+        defs: dict[Block, dict[Value, int]] = {}
         for b in self.fn.blocks:
             term = b.instrs[-1]
             if len(term.targets) != 1:
@@ -210,12 +207,18 @@ class Selection(OpSelection):
             if t in chain:
                 continue
             for a, p in zip(e.args, t.params):
-                d = defs.get(a)
-                if d is None or d[0] not in chain or uses.get(a) != 1 or p in taken \
-                        or p in self.offset or a.type != p.type and not (
-                            fr.float_union(p.type) and kind(a.type) in _DOUBLE_KINDS):
+                if uses.get(a) != 1 or p in taken or p in self.offset or a.type != p.type \
+                        and not (fr.float_union(p.type) and kind(a.type) in _DOUBLE_KINDS):
                     continue
-                blk, i = d
+                for blk in chain:
+                    got = defs.get(blk)
+                    if got is None:
+                        got = defs[blk] = _candidates(blk)
+                    i = got.get(a)
+                    if i is not None:
+                        break
+                else:
+                    continue                        # not defined in the chain
                 if self.fs.live_before(blk, i + 1, p):
                     continue                        # the parameter is still needed
                 share[a] = p
@@ -495,6 +498,13 @@ def _layout(fn: Function) -> list[Block]:
             seen.add(nxt)
             stack.append((nxt, iter(nxt.successors[::-1])))
     return post[::-1]
+
+
+def _candidates(b: Block) -> dict[Value, int]:
+    """The results of b's instructions that may be computed into a parameter's slots (one
+    stencil: not written by moves; at most two slots), by instruction index."""
+    return {ins.result: i for i, ins in enumerate(b.instrs) if ins.result is not None
+            and ins.op._value_ not in _NO_SHARE_V and width(ins.result.type) <= 2}
 
 
 _FITS: dict[tuple, bool] = {}
