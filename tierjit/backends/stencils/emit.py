@@ -236,12 +236,12 @@ _stub_packers: dict[tuple[int, int], tuple[struct.Struct, list]] = {}
 
 def _stub_packer(stub: Patch, m: int) -> tuple[struct.Struct, list]:
     """A Struct for m stubs and the values of one (its code chunks, 0 for each hole),
-    remembered per stub stencil and count."""
+    remembered per stub stencil (kept alive by its library's patch table) and count."""
     key = (id(stub), m)
     got = _stub_packers.get(key)
     if got is None:
         if stub.slots:
-            raise EmitError(f"{STUB}: a deopt stub has no frame slots to patch")
+            raise EmitError(f"{STUB}: frame-slot holes in a deopt stub are not supported")
         fmt, template, at = "", [], 0
         for off, kind, _t, _a in stub.holes:
             fmt += f"{off - at}s{_FORMAT[kind]}"
@@ -250,7 +250,6 @@ def _stub_packer(stub: Patch, m: int) -> tuple[struct.Struct, list]:
         fmt += f"{stub.size - at}s"
         template.append(stub.code[at:])
         got = _stub_packers[key] = (struct.Struct("<" + fmt * m), template)
-        _keep.append(stub)
     return got
 
 
