@@ -154,15 +154,12 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
     for name, off in cfuncs.items():
         buf[off:off + 6] = _TRAMPOLINE
         _pack_q(buf, off + 6, c_address(name))
-    for i, p in enumerate(used):
-        holes = pieces[i][1]
-        start = starts[i]
+    for i, (p, (_name, holes), start, here) in enumerate(zip(used, pieces, starts, addr)):
         try:
             for off, pack, t, addend in p.slots:
                 pack(buf, start + off, holes[t] + addend)
         except (KeyError, struct.error) as e:
             raise EmitError(f"stencil {pieces[i][0]}: hole {t}: {e!r} ({dict(holes)})") from None
-        here = addr[i]
         for off, kind, t, addend in p.holes:
             v = holes.get(t)
             if v is None:

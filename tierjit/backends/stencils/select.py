@@ -108,7 +108,7 @@ class Selection(OpSelection):
                 types[id(t)] = t
             for p in b.params:
                 types[id(p.type)] = p.type
-        union = union or any(kind(t) == "union" for t in types.values())
+        union = union or "union" in map(kind, types.values())
         if union:
             self.zero, self.one = at, at + 8         # union tags of known members
             self.consts += [0, 1]
