@@ -198,13 +198,26 @@ def test_trampolines_reach_c_functions():
     assert lib.stencils["enter"].holes
 
 
-def test_freed_regions_are_pooled_and_inaccessible():
+def _perms(address: int) -> str:
+    """The permissions of the mapping holding `address` (/proc/self/maps)."""
+    with open("/proc/self/maps") as f:
+        for line in f:
+            span, perms = line.split()[:2]
+            lo, hi = (int(x, 16) for x in span.split("-"))
+            if lo <= address < hi:
+                return perms
+    raise AssertionError(f"{address:#x} is not mapped")
+
+
+def test_freed_regions_are_pooled_and_never_executable():
     a = codemem.Arena(size=16 * codemem.PAGE)
     r = a.allocate(100)
     r.write(0, b"\xc3")
     r.seal()
+    assert _perms(r.address).startswith("r-x")
     a.free(r.address, r.size)
     assert a.in_use == 0
+    assert _perms(r.address).startswith("rw-")      # waiting for the next function
     r2 = a.allocate(10)
     assert r2.address == r.address                      # reused from the pool
     a.active.value = 1                                  # baseline code running: wait

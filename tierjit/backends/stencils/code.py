@@ -290,8 +290,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     arena = codemem.arena()
     ext = shared(lib, ctypes.addressof(arena.active), entry_mod.FALLBACK_OFFSET)
     pieces = sel.pieces
-    depth_stub = len(pieces) + len(sel.stubs)
-    sel.stubs.append(entry_stub | DEPTH_SITE << 32)
+    depth_stub = sel.stub(entry_stub | DEPTH_SITE << 32)
     consts = struct.pack(f"<{len(sel.consts)}q", *sel.consts)
     args_desc, res_desc = _descriptors(sel, fn.entry.params, ret)
     c_at = 72
@@ -300,7 +299,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     counts = sel.nargs | (sel.nconsts << 20) | (NATIVE_STACK << 40)
     fd = struct.pack("<9q", sel.frame_bytes, counts, 0, 0, 0, id(deopt_fn), 0, 0, 0)
     data = fd + consts + args_desc + res_desc
-    refs = [(16, Data(c_at)), (24, Label(2)), (32, Label(depth_stub)),
+    refs = [(16, Data(c_at)), (24, Label(2)), (32, depth_stub),
             (48, Data(a_at)), (56, Data(r_at)), (64, Label(1))]
     pieces[0] = ("entry_thunk", {"K": Data(0)})
     pieces[1] = ("core", {"K": Data(0)})

@@ -9,6 +9,9 @@ sealed read+execute (or read-only for data); no page is ever writable and execut
 Freed regions go back to a pool (by page count) for the next function. A region is only
 freed when no baseline code is running (`active` counts the baseline calls in progress: the
 core prologue increments it), because a dropped function's code may still be on a stack.
+Pages wait for their next function read+write — pooled ones made so when they are freed,
+fresh ones committed a few at a time — so that a compile makes one `mprotect`, its seal;
+waiting pages are never executable (a stale jump into them faults as before).
 Analogue: V8's code space and HotSpot's code cache, on a very small scale.
 """
 
@@ -22,6 +25,7 @@ PROT_NONE, PROT_READ, PROT_WRITE, PROT_EXEC = 0, 1, 2, 4
 MAP_PRIVATE, MAP_ANONYMOUS, MAP_NORESERVE = 0x02, 0x20, 0x4000
 PAGE = mmap.PAGESIZE
 ARENA_BYTES = 256 << 20
+COMMIT_PAGES = 16          # fresh pages made read+write at a time
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _mmap = _libc.mmap
@@ -69,6 +73,7 @@ class Arena:
             raise CodeMemoryError("cannot reserve the code arena")
         self.base, self.size = addr, size
         self.top = 0
+        self.ready = 0          # [top, ready) is read+write, not yet handed out
         self.pool: dict[int, list[int]] = {}     # page count -> free region addresses
         self.pending: list[tuple[int, int]] = []  # freed while baseline code was running
         self.lock = threading.Lock()
@@ -85,12 +90,16 @@ class Arena:
             if free:
                 addr = free.pop()
             else:
-                if self.top + pages * PAGE > self.size:
+                end = self.top + pages * PAGE
+                if end > self.size:
                     raise CodeMemoryError("the baseline code arena is full")
+                if end > self.ready:
+                    ready = min(max(end, self.ready + COMMIT_PAGES * PAGE), self.size)
+                    _protect(self.base + self.ready, ready - self.ready, PROT_READ | PROT_WRITE)
+                    self.ready = ready
                 addr = self.base + self.top
-                self.top += pages * PAGE
+                self.top = end
             self.in_use += pages
-        _protect(addr, pages * PAGE, PROT_READ | PROT_WRITE)
         return Region(addr, pages * PAGE)
 
     def free(self, address: int, size: int) -> None:
@@ -103,7 +112,7 @@ class Arena:
         if self.active.value != 0 or not self.pending:
             return
         for address, size in self.pending:
-            _protect(address, size, PROT_NONE)
+            _protect(address, size, PROT_READ | PROT_WRITE)     # for the next function
             self.pool.setdefault(size // PAGE, []).append(address)
             self.in_use -= size // PAGE
         self.pending.clear()

@@ -1,8 +1,9 @@
 """The copy-and-patch emitter: lay pieces out, copy their stencils, patch their holes.
 
 A piece is one use of a stencil: its name and the values of its holes. Values are ints
-(slot offsets, constants), `Label`s (the address of another piece: a jump target, a deopt
-stub, the core) or `Data` (an offset into the function's data, placed after its code).
+(slot offsets, constants), `Label`s (the address of another piece: a jump target, the core),
+`Stub`s (the address of a deopt stub) or `Data` (an offset into the function's data, placed
+after its code).
 `NEXT` defaults to the piece laid out next; when a stencil ends in `jmp NEXT` to that very
 piece the jump is dropped (code falls through), as CPython's JIT does.
 
@@ -35,6 +36,11 @@ _c_addresses: dict[str, int] = {}
 
 class Label(int):
     """The address of piece number `int(self)`."""
+
+
+class Stub(int):
+    """The address of deopt stub number `int(self)` (the stubs are laid out after the pieces,
+    so selection can name one before it knows how many pieces there will be)."""
 
 
 class Data(int):
@@ -90,8 +96,8 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
     trampolines, see shared()); C functions it does not name get trampolines here.
     `data_refs` are (offset in data, Label or Data): 64-bit addresses to store in the data.
     `stubs` are deopt stubs (the STUB stencil), each given by the value of its STUB_HOLE,
-    laid out after the pieces and numbered after them (Label(len(pieces) + k) is stub k):
-    being alike but for that word, they are copied and patched in one go."""
+    laid out after the pieces (Stub(k) is stub k): being alike but for that word, they are
+    copied and patched in one go."""
     ext = externals or {}
     patches = _patches(lib)
     n = len(pieces)
@@ -126,14 +132,6 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
     data_at = (tramp_at + 16 * len(cfuncs) + 15) & ~15
     region = codemem.arena().allocate(data_at + len(data))
     base = region.address
-    # every stencil's bytes in one copy; then the holes, one pack_into each
-    buf = bytearray().join([p.code for p in used])
-    buf += stub.code * m
-    buf += bytes(data_at - code_size)
-    buf += data
-    for name, off in cfuncs.items():
-        buf[off:off + 6] = _TRAMPOLINE
-        _pack_q(buf, off + 6, c_address(name))
     addr = [base + s for s in starts]
     data_base = base + data_at
     lib_data = LibraryData.address(lib)
@@ -146,15 +144,22 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
             return base + cfuncs[t]
         raise EmitError(f"stencil {name}: no value for hole {t}")
 
-    for i, p in enumerate(used):
-        holes = pieces[i][1]
-        start = starts[i]
+    # every stencil's bytes in one copy (the stubs packed in one go); then the pieces'
+    # holes, one pack_into each
+    buf = bytearray().join([p.code for p in used])
+    if m:
+        buf += _pack_stubs(stub, stubs, addr[n], ext, fixed)
+    buf += bytes(data_at - code_size)
+    buf += data
+    for name, off in cfuncs.items():
+        buf[off:off + 6] = _TRAMPOLINE
+        _pack_q(buf, off + 6, c_address(name))
+    for i, (p, (_name, holes), start, here) in enumerate(zip(used, pieces, starts, addr)):
         try:
             for off, pack, t, addend in p.slots:
                 pack(buf, start + off, holes[t] + addend)
         except (KeyError, struct.error) as e:
             raise EmitError(f"stencil {pieces[i][0]}: hole {t}: {e!r} ({dict(holes)})") from None
-        here = addr[i]
         for off, kind, t, addend in p.holes:
             v = holes.get(t)
             if v is None:
@@ -163,7 +168,9 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
                     v = fixed(t, pieces[i][0])
             else:
                 tv = type(v)
-                if tv is Label:
+                if tv is Stub:
+                    v = addr[n + v]
+                elif tv is Label:
                     v = addr[v]
                 elif tv is Data:
                     v = data_base + v
@@ -176,21 +183,10 @@ def emit(lib: Library, pieces: list[tuple[str, dict]], data: bytes,
             except struct.error as e:
                 raise EmitError(f"stencil {pieces[i][0]}: a hole's value does not fit ({e}): "
                                 f"{dict(holes)}") from None
-    # the stubs: their word, and holes that are the same for every stub (the deopt routine)
-    for off, kind, t, addend in stub.holes if m else ():
-        where = range(starts[n] + off, code_size, stub.size)     # the hole in every stub
-        if t == STUB_HOLE:
-            for at, w in zip(where, stubs):
-                kind(buf, at, w + addend)
-            continue
-        v = ext.get(t)
-        if v is None:
-            v = fixed(t, STUB)
-        v += addend
-        for at in where:
-            kind(buf, at, v - base - at if kind is _PC else v)
     for at, v in data_refs:
-        _pack_q(buf, data_at + at, addr[v] if type(v) is Label else data_base + v)
+        tv = type(v)
+        _pack_q(buf, data_at + at, addr[v] if tv is Label else addr[n + v] if tv is Stub
+                else data_base + v)
     region.write(0, bytes(buf))
     region.seal()
     return Emitted(region, addr, data_base, code_size)
@@ -201,6 +197,57 @@ _PC = struct.Struct("<i").pack_into
 _ABS64 = _pack_q
 _ABS32S = _pack_i
 _ABS32 = _pack_I
+# the same as a struct format character (the deopt stubs are packed by one Struct)
+_FORMAT = {_PC: "i", _ABS64: "q", _ABS32S: "i", _ABS32: "I"}
+
+
+def _pack_stubs(stub: Patch, words: list[int], first: int, ext: dict[str, int],
+                fixed) -> bytes:
+    """The deopt stubs, one per frame state word, laid out from address `first`: one Struct
+    packs them all, its values a template of the stub's code chunks and holes repeated, each
+    hole's values filled in with one slice assignment (its STUB_HOLE the words; a
+    PC-relative jump an arithmetic progression, the stubs being equally spaced)."""
+    m, size = len(words), stub.size
+    packer, template = _stub_packer(stub, m)
+    vals = template * m
+    k = len(template)
+    for j, (off, kind, t, addend) in enumerate(stub.holes):
+        at = 2 * j + 1                  # a hole's place in the template (after a chunk)
+        if t == STUB_HOLE:
+            vals[at::k] = [w + addend for w in words] if addend else words
+            continue
+        v = ext.get(t)
+        if v is None:
+            v = fixed(t, STUB)
+        v += addend
+        if kind is _PC:
+            v -= first + off
+            vals[at::k] = range(v, v - m * size, -size)
+        else:
+            vals[at::k] = [v] * m
+    return packer.pack(*vals)
+
+
+_stub_packers: dict[tuple[int, int], tuple[struct.Struct, list]] = {}
+
+
+def _stub_packer(stub: Patch, m: int) -> tuple[struct.Struct, list]:
+    """A Struct for m stubs and the values of one (its code chunks, 0 for each hole),
+    remembered per stub stencil (kept alive by its library's patch table) and count."""
+    key = (id(stub), m)
+    got = _stub_packers.get(key)
+    if got is None:
+        if stub.slots:
+            raise EmitError(f"{STUB}: frame-slot holes in a deopt stub are not supported")
+        fmt, template, at = "", [], 0
+        for off, kind, _t, _a in stub.holes:
+            fmt += f"{off - at}s{_FORMAT[kind]}"
+            template += [stub.code[at:off], 0]
+            at = off + struct.calcsize(_FORMAT[kind])
+        fmt += f"{stub.size - at}s"
+        template.append(stub.code[at:])
+        got = _stub_packers[key] = (struct.Struct("<" + fmt * m), template)
+    return got
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from ...ir.verifier import dominators, predecessors
 from ...passes.ranges import arith, within_i64
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from . import frame as fr, library
-from .emit import Label
+from .emit import Label, Stub
 from .kinds import _CMP, _CMP_V, _NO_SHARE_V, _is_float, _is_int, kind, width
 from .select_ops import SIMPLE, OpSelection
 from .states import States
@@ -48,8 +48,8 @@ class Selection(OpSelection):
         self.pow2: dict[Value, int] = {}       # int constants 2**k -> k
         self.consts: list[int] = []            # the constant table (i64 bit patterns)
         self.block_label: dict[Block, int] = {}
-        self.fixups: list[tuple[dict, str, object]] = []   # (holes, hole, block | ('fs', n))
-        self.deopt_stubs: dict[int, int] = {}     # frame state word -> its stub's number
+        self.fixups: list[tuple[dict, str, Block]] = []    # (holes, hole, target block)
+        self.deopt_stubs: dict[int, Stub] = {}    # frame state word -> its stub
         self.stubs: list[int] = []                 # the stubs' frame state words, in order
         self.overrides: list[tuple[Value, int]] = []   # call results: (value, object slot)
         # (instr, frame state | its override's number << 32 for a handed-over result, holes)
@@ -72,10 +72,9 @@ class Selection(OpSelection):
             at += 8 * width(p.type)
         self.nargs = (at - FIRST) // 8
         const_start = at
-        # one pass over the instructions: constants, use counts, candidates for coalesce()
+        # one pass over the instructions: constants, use counts, the values needing slots
         uses: dict[Value, int] = {}
         alias: dict[Value, Value] = {}
-        defs: dict[Value, tuple[Block, int]] = {}
         rest: list[Value] = []
         into_result: dict[Value, Value] = {}     # an inlined callee's result -> the call's
         types: dict[int, Type] = {}               # the results' types, each once (by id)
@@ -83,12 +82,12 @@ class Selection(OpSelection):
         for b in fn.blocks:
             if b.params and b is not fn.entry:
                 rest += b.params
-            for i, ins in enumerate(b.instrs):
+            for e in b.instrs[-1].targets:          # only a terminator has targets
+                for a in e.args:
+                    uses[a] = uses.get(a, 0) + 1
+            for ins in b.instrs:
                 for a in ins.args:
                     uses[a] = uses.get(a, 0) + 1
-                for e in ins.targets:
-                    for a in e.args:
-                        uses[a] = uses.get(a, 0) + 1
                 r = ins.result
                 if r is None:
                     continue
@@ -106,12 +105,10 @@ class Selection(OpSelection):
                     alias[r] = ins.args[0]       # truth of a bool: that bool
                 else:
                     rest.append(r)
-                    if op._value_ not in _NO_SHARE_V and width(t) <= 2:
-                        defs[r] = (b, i)
                 types[id(t)] = t
             for p in b.params:
                 types[id(p.type)] = p.type
-        union = union or any(fr.holds_union(t) for t in types.values()) or \
+        union = union or any(map(fr.holds_union, types.values())) or \
             self.ret_type is not None and fr.holds_union(self.ret_type)
         if union:
             self.zero, self.one = at, at + 8         # union tags of known members
@@ -119,7 +116,7 @@ class Selection(OpSelection):
             at += 16
         self.nconsts = (at - const_start) // 8
         self.uses = uses
-        share = self.coalesce(defs) if defs else {}
+        share = self.coalesce()
         for v in rest:
             if v not in share:
                 offset[v] = at
@@ -167,7 +164,7 @@ class Selection(OpSelection):
                 union = union or fr.holds_union(c.type)
         return at, union
 
-    def coalesce(self, defs: dict[Value, tuple[Block, int]]) -> dict[Value, Value]:
+    def coalesce(self) -> dict[Value, Value]:
         """Edge arguments computed straight into their parameter's slots (allocate() has
         already made `truth` of a bool an alias of that bool).
 
@@ -177,13 +174,13 @@ class Selection(OpSelection):
         loop's `i = i + 1` needs no move on the back edge; a float or np.float64 goes into
         the double of a `float | np.float64` parameter, the edge still sets the tag, so that
         a loop's `s += a[i] * b[i]` keeps no store-to-load round trip off its critical path).
-        `defs` are the candidates:
-        one-stencil results of at most two slots (the stencil reads its operands before it
-        writes its result)."""
+        The candidates are one-stencil results of at most two slots (the stencil reads its
+        operands before it writes its result): see _candidates()."""
         share: dict[Value, Value] = {}
         uses = self.uses
         taken: set = set()
         preds = None                  # computed for the first edge that carries arguments
+        defs: dict[Block, dict[Value, int]] = {}
         for b in self.fn.blocks:
             term = b.instrs[-1]
             if len(term.targets) != 1:
@@ -211,12 +208,18 @@ class Selection(OpSelection):
             if t in chain:
                 continue
             for a, p in zip(e.args, t.params):
-                d = defs.get(a)
-                if d is None or d[0] not in chain or uses.get(a) != 1 or p in taken \
-                        or p in self.offset or a.type != p.type and not (
-                            fr.float_union(p.type) and kind(a.type) in _DOUBLE_KINDS):
+                if uses.get(a) != 1 or p in taken or p in self.offset or a.type != p.type \
+                        and not (fr.float_union(p.type) and kind(a.type) in _DOUBLE_KINDS):
                     continue
-                blk, i = d
+                for blk in chain:
+                    got = defs.get(blk)
+                    if got is None:
+                        got = defs[blk] = _candidates(blk)
+                    i = got.get(a)
+                    if i is not None:
+                        break
+                else:
+                    continue                        # not defined in the chain
                 if self.fs.live_before(blk, i + 1, p):
                     continue                        # the parameter is still needed
                 share[a] = p
@@ -236,8 +239,18 @@ class Selection(OpSelection):
         if hole not in self.hole_names[name]:
             return None
         n = self.fs.at(b, i)
-        self.fixups.append((holes, hole, ("fs", n)))
+        holes[hole] = self.stub(n)
         return n
+
+    def stub(self, word: int) -> Stub:
+        """The deopt stub that stores frame state word `word` (a frame state's number, with
+        the number of an override in its high bits): one per word, numbered as first asked
+        for (emit lays them out after the pieces)."""
+        s = self.deopt_stubs.get(word)
+        if s is None:
+            s = self.deopt_stubs[word] = Stub(len(self.stubs))
+            self.stubs.append(word)
+        return s
 
     def mov(self, src: int, dst: int, n: int) -> None:
         for k in range(n):
@@ -250,7 +263,7 @@ class Selection(OpSelection):
         order = _layout(fn)
         uses = self.uses
         self.max_scratch = 0
-        o, pieces, fixups, at = self.offset, self.pieces, self.fixups, self.fs.at
+        o, pieces, at, stub = self.offset, self.pieces, self.fs.at, self.stub
         simple = SIMPLE
         for pos, b in enumerate(order):
             self.block_label[b] = len(pieces)
@@ -278,13 +291,12 @@ class Selection(OpSelection):
                     rule = simple.get((op._value_, id(x.type), id(y.type), id(r.type)))
                     if rule is not None:
                         h = {"A": o[x], "B": o[y], "C": o[r]}
-                        if rule[2] and x.range and y.range \
-                                and within_i64(arith(op, x.range, y.range)):
-                            pieces.append((rule[2], h))     # cannot overflow: no guard
+                        if rule[2] and _cannot_overflow(op, x.range, y.range):
+                            pieces.append((rule[2], h))     # no guard needed
                             continue
                         pieces.append((rule[0], h))
                         if rule[1]:
-                            fixups.append((h, "DEOPT", ("fs", at(b, i))))
+                            h["DEOPT"] = stub(at(b, i))
                         continue
                 if op is _BRANCH:
                     self.branch(b, i, ins, nxt, fused=None)
@@ -353,20 +365,10 @@ class Selection(OpSelection):
         return f"{fused}_{m[4:]}"
 
     def finish(self) -> None:
-        """Number the deopt stubs (laid out after the pieces: emit's `stubs`) and resolve
-        labels."""
-        stubs, words, block_label = self.deopt_stubs, self.stubs, self.block_label
-        first = len(self.pieces)
+        """Resolve the jumps to blocks (a block's first piece is known once it is laid out)."""
+        block_label = self.block_label
         for holes, hole, target in self.fixups:
-            if type(target) is tuple:
-                n = target[1]
-                at = stubs.get(n)
-                if at is None:
-                    at = stubs[n] = first + len(words)
-                    words.append(n)
-                holes[hole] = Label(at)
-            else:
-                holes[hole] = Label(block_label[target])
+            holes[hole] = Label(block_label[target])
 
     # -- control flow ------------------------------------------------------------------------
     @cached_property
@@ -498,6 +500,8 @@ class Selection(OpSelection):
 def _layout(fn: Function) -> list[Block]:
     """Blocks in a reverse postorder that puts each block's first successor (a branch's true
     side: a loop's body, an if's then-part) right after it, so that it falls through."""
+    if len(fn.blocks) == 1:
+        return [fn.entry]
     seen, post = {fn.entry}, []
     stack = [(fn.entry, iter(fn.entry.successors[::-1]))]
     while stack:
@@ -510,6 +514,29 @@ def _layout(fn: Function) -> list[Block]:
             seen.add(nxt)
             stack.append((nxt, iter(nxt.successors[::-1])))
     return post[::-1]
+
+
+def _candidates(b: Block) -> dict[Value, int]:
+    """The results of b's instructions that may be computed into a parameter's slots (one
+    stencil: not written by moves; at most two slots), by instruction index."""
+    return {ins.result: i for i, ins in enumerate(b.instrs) if ins.result is not None
+            and ins.op._value_ not in _NO_SHARE_V and width(ins.result.type) <= 2}
+
+
+_FITS: dict[tuple, bool] = {}
+
+
+def _cannot_overflow(op: Op, a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    """Whether int `a op b` stays within 64 bits for operands in ranges a and b (None:
+    unknown), remembered per (op, a, b): a function's operands mostly have a few ranges
+    (often the whole i64 range), and arith() is Python work."""
+    key = (op._value_, a, b)          # (hashing an Enum member is a Python-level call)
+    fits = _FITS.get(key)
+    if fits is None:
+        if len(_FITS) > 4096:               # ranges of long-gone functions
+            _FITS.clear()
+        fits = _FITS[key] = a is not None and b is not None and within_i64(arith(op, a, b))
+    return fits
 
 
 # (muladd or addmul, ids of the types of x, y, x * y, c, the sum) -> the fused stencil or

@@ -376,7 +376,7 @@ class OpSelection:
         # the callee's result object (numbered from 1 in the stub's high bits)
         n = self.fs.at(b, i + 1)
         self.overrides.append((ins.result, at))
-        self.fixups.append((h, "DEOPT2", ("fs", n | len(self.overrides) << 32)))
+        h["DEOPT2"] = self.stub(n | len(self.overrides) << 32)
         self.mov(at, self.offset[ins.result], nres)
         return True
 
@@ -395,7 +395,7 @@ class OpSelection:
             self.max_scratch = max(self.max_scratch, 1)
             self.overrides.append((ins.result, self.scratch))
             n = self.fs.at(b, i + 1) | len(self.overrides) << 32
-            self.fixups.append((h, "DEOPT", ("fs", n)))
+            h["DEOPT"] = self.stub(n)
         else:
             n = self.deopt(h, b, i)
         self.pyops.append((ins, n, h))
