@@ -31,6 +31,10 @@ tier on the first call of each argument-type signature.
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 # Only os (loaded by every interpreter) at import: `import tierjit` must stay ~1 ms.
 
 _INF = float("inf")
@@ -81,7 +85,7 @@ class Config:
     watch_seconds: float | None
     specialise_values: bool
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, env: "Mapping[str, str] | None" = None) -> None:
         set_ = object.__setattr__
         set_(self, "_calls_at", 1000.0)
         set_(self, "_seconds_at", 0.005)
@@ -139,7 +143,7 @@ class Config:
         return "tierjit.config(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
 
     # -- environment ------------------------------------------------------------------------
-    def _read_env(self, env: dict[str, str]) -> None:
+    def _read_env(self, env: "Mapping[str, str]") -> None:
         parsers = {
             "TIERJIT_HOT_CALLS": ("hot_calls", _int_or_never),
             "TIERJIT_HOT_MS": ("hot_seconds", _ms_or_never),
@@ -202,4 +206,4 @@ def _flag(text: str) -> bool:
     raise ValueError("expected 1 or 0")
 
 
-config = Config(dict(os.environ))
+config = Config(os.environ)     # read through: copying it is ~40 us
