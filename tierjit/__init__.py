@@ -18,16 +18,16 @@ __all__ = ["Config", "compile_ast", "compile_source", "config", "evaluate", "exp
 
 
 _FunctionType = type(lambda: None)
-_cold_shim: "Callable | None" = None      # runtime.shim.cold_shim, once loaded
+_ColdDispatcher: "type | None" = None     # runtime.shim.ColdDispatcher, once loaded
 
 
-def _load_cold_shim() -> "Callable | None":
-    """runtime.shim.cold_shim, or None where shims cannot exist (no 64-bit CPython)."""
-    global _cold_shim
+def _load_cold_dispatcher() -> "type | None":
+    """runtime.shim.ColdDispatcher, or None where shims cannot exist (no 64-bit CPython)."""
+    global _ColdDispatcher
     from .runtime import shim
     if shim.LAYOUT_OK:
-        _cold_shim = shim.cold_shim
-    return _cold_shim
+        _ColdDispatcher = shim.ColdDispatcher
+    return _ColdDispatcher
 
 
 def jit(fn: "Callable | None" = None, *, tier: str = "auto"):
@@ -39,27 +39,24 @@ def jit(fn: "Callable | None" = None, *, tier: str = "auto"):
     compiled by that call)."""
     if fn is None:
         def decorate(f):
-            return _jit(f, tier)
+            return jit(f, tier=tier)
         return decorate
-    return _jit(fn, tier)
-
-
-def _jit(f, tier: str):
     # The common case first: a plain function, not a jitted one, tier "auto". Its dispatcher
     # stays a ColdDispatcher until more than the cold phase needs it (runtime.shim), so
-    # neither decorating (~1 us) nor a cold call imports runtime.dispatch.
-    if tier == "auto" and type(f) is _FunctionType and "__tierjit_dispatcher__" not in f.__dict__:
-        cold_shim = _cold_shim or _load_cold_shim()
-        if cold_shim is not None:
-            return cold_shim(f)
+    # neither decorating (~2 us) nor a cold call imports runtime.dispatch.
+    if tier == "auto" and type(fn) is _FunctionType \
+            and "__tierjit_dispatcher__" not in fn.__dict__:
+        cold = _ColdDispatcher or _load_cold_dispatcher()
+        if cold is not None:
+            return cold(fn).entry
     from .runtime.dispatch import Dispatcher, dispatcher_of
-    if type(f) is not _FunctionType or "__tierjit_dispatcher__" in f.__dict__:
-        d = dispatcher_of(f)
+    if type(fn) is not _FunctionType or "__tierjit_dispatcher__" in fn.__dict__:
+        d = dispatcher_of(fn)
         if d is not None:
-            f = d.py_func
-        if not callable(f) or not hasattr(f, "__code__"):
-            raise TypeError(f"tierjit.jit: expected a Python function, got {type(f).__name__}")
-    return Dispatcher(f, tier).entry
+            fn = d.py_func
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise TypeError(f"tierjit.jit: expected a Python function, got {type(fn).__name__}")
+    return Dispatcher(fn, tier).entry
 
 
 def explain(fn) -> str:

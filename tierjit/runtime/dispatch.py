@@ -283,12 +283,12 @@ class Dispatcher(ColdPhase, Watching, Speculating, Introspection):
 
     def _install(self, spec: "Specialisation") -> None:
         """Point the entry's dispatch slot at spec's native code (the tier-up event)."""
-        from . import entry
+        from . import entry as _entry
         from .events import record
         if not spec.runs_native:
             return
         try:
-            ok = entry.install(self.entry, spec.native.entry_address)
+            ok = _entry.install(self.entry, spec.native.entry_address)
         except Exception as e:       # noqa: BLE001 - no slot: the slow path still runs native
             if STRICT:
                 raise
@@ -346,7 +346,7 @@ class Dispatcher(ColdPhase, Watching, Speculating, Introspection):
 
     def give_up(self, spec: "Specialisation", why: str) -> None:
         """Stop using spec's native code: its calls go to the slow path from now on."""
-        from . import entry
+        from . import entry as _entry
         from .events import record
         if spec.gave_up is not None:
             return
@@ -354,7 +354,7 @@ class Dispatcher(ColdPhase, Watching, Speculating, Introspection):
         spec.tier = "python" if self.tier == "auto" or spec.tier0 is None else "interp"
         if spec.installed:
             spec.installed = False
-            entry.uninstall(self.entry)
+            _entry.uninstall(self.entry)
         record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                reason=why)
 

@@ -294,7 +294,7 @@ class ColdDispatcher(ColdPhase):
     def __init__(self, py_func: "Callable") -> None:
         self._begin(py_func, "auto")
         self.entry = make_shim(self, self._call_auto)
-        register(self)
+        _registry[_weakref(self, _forget)] = None      # register(self), a call shorter
 
     def materialise(self) -> "Dispatcher":
         # imported outside the lock: an import takes locks of its own
@@ -302,8 +302,10 @@ class ColdDispatcher(ColdPhase):
         with _materialise_lock:
             if type(self) is ColdDispatcher:
                 Dispatcher._complete(self)    # type: ignore[arg-type]
+                # The fallback before the class: once this is a Dispatcher, another thread
+                # may install native code, and an entry's fallback never changes.
+                _set_fallback(self.entry, MethodType(Dispatcher._call_auto, self))
                 self.__class__ = Dispatcher   # type: ignore[assignment]
-                _set_fallback(self.entry, self._call_auto)
         return self  # type: ignore[return-value]
 
     # No __getattr__ to make it whole on demand: a class with one gets no specialised attribute
@@ -319,11 +321,6 @@ class ColdDispatcher(ColdPhase):
 
 
 _materialise_lock = allocate_lock()
-
-
-def cold_shim(py_func: "Callable") -> Shim:
-    """`@jit`'s object for a plain function, tier "auto": a shim over a ColdDispatcher."""
-    return ColdDispatcher(py_func).entry
 
 
 def _unchanged(fn: "Callable", free: dict) -> bool:
