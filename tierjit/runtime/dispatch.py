@@ -21,8 +21,8 @@ Deoptimisations arrive in `resume_function`: each is counted and recorded, and a
 that deoptimises `config.max_deopts` times loses its native code (the give-up event: the slot
 goes back to the slow path, which runs CPython for "auto" and tier 0 otherwise).
 
-Parts of a Dispatcher live beside it, mixed in: runtime.shim's ColdPhase (the cold phase's
-state, what a cold call runs, the value profile), runtime.watch (lowering a watched function
+Parts of a Dispatcher live beside it: its base, runtime.shim's ColdDispatcher (the cold
+phase's state, what a cold call runs, the value profile), and mixed in, runtime.watch (lowering a watched function
 to counting tier 0, for OSR), runtime.speculation (value specialisation and speculation
 feedback) and runtime.introspect (inspect, explain, counters). A function decorated with tier
 "auto" starts with a ColdDispatcher (runtime.shim) instead, made a Dispatcher in place when
@@ -40,7 +40,7 @@ from time import perf_counter as _clock
 from .config import config as _config
 from .introspect import Introspection, _fmt_types
 from .shim import LAYOUT_OK as _SHIMS
-from .shim import ColdDispatcher, ColdPhase, make_shim, register, registered
+from .shim import ColdDispatcher, make_shim, register, registered
 from .speculation import RESPECULATE_AFTER, Speculating, _matches
 from .watch import Watching
 
@@ -105,7 +105,7 @@ class Specialisation:
         return f"<Specialisation {_fmt_types(self.arg_types, self.values)} {self.tier}>"
 
 
-class Dispatcher(ColdPhase, Watching, Speculating, Introspection):
+class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
     """The compiler's view of one jitted Python function."""
 
     def __init__(self, py_func: "Callable", tier: str = "auto"):
@@ -118,7 +118,7 @@ class Dispatcher(ColdPhase, Watching, Speculating, Introspection):
         register(self)
 
     def _complete(self) -> None:
-        """What a Dispatcher has besides the cold phase's state (ColdPhase._begin): its
+        """What a Dispatcher has besides the cold phase's state (ColdDispatcher._begin): its
         specialisations and their locks. Also called on a ColdDispatcher, just before it
         becomes a Dispatcher (runtime.shim)."""
         py_func = self.py_func

@@ -18,7 +18,7 @@ slot. Analogue: a PLT entry that starts out pointing at the lazy binder and is p
 once the symbol is resolved.
 
 The shim's dispatcher starts out lazy the same way: a `ColdDispatcher` holds the cold phase's
-state (`ColdPhase`) and nothing else, so that neither decorating nor a cold call imports
+state and nothing else, so that neither decorating nor a cold call imports
 runtime.dispatch and its mixins (~1 ms of a short script's start). Whatever needs more — the
 function getting hot, a watched loop, explain, inspect, stats, an attribute only a Dispatcher
 has — makes it a Dispatcher in place (`materialise` switches its class), so the shim's
@@ -55,7 +55,7 @@ WEAKLIST_OFFSET, BASICSIZE = _HEAD + 24, _HEAD + 32
 class Shim:
     """A jitted function that has no native code yet (see the module docstring).
 
-    Its dispatcher (a ColdPhase: a ColdDispatcher or a runtime.dispatch.Dispatcher, tier
+    Its dispatcher (a ColdDispatcher, or the runtime.dispatch.Dispatcher made of it, tier
     "auto") provides the cold-phase protocol: `cold` (calls run `py_func`, counted in `calls`
     and timed in `cold_seconds` until config.hot_calls / hot_seconds say the function is hot,
     then `became_hot(args, kwargs)`), and `bypass` (calls run `py_func`: a build is on its way,
@@ -208,11 +208,19 @@ def is_shim(obj: object) -> bool:
 
 # --------------------------------------------------------------------------- the cold phase
 
-class ColdPhase:
-    """What Shim.__call__ needs of a tier="auto" function's dispatcher: the function, the
-    cold phase's counters and the two decisions a cold call may take — what it runs
-    (`cold_target`, the watch policy of runtime.watch) and the value profile (`observe`, for
-    runtime.speculation). A base of runtime.dispatch.Dispatcher and of ColdDispatcher."""
+class ColdDispatcher:
+    """A tier="auto" function's dispatcher while only its cold phase has been needed (see the
+    module docstring): what Shim.__call__ reads and writes — the function, the cold phase's
+    counters, what a cold call runs (`cold_target`, the watch policy of runtime.watch) and the
+    value profile (`observe`, for runtime.speculation). `materialise` makes it a
+    runtime.dispatch.Dispatcher in place. Also Dispatcher's base, which the Dispatcher
+    completes: one made directly (tiers other than "auto") is whole from the start.
+    Analogue: a lazily initialised object whose class pointer is its state."""
+
+    def __init__(self, py_func: "Callable") -> None:
+        self._begin(py_func, "auto")
+        self.entry = make_shim(self, self._call_auto)
+        _registry[_weakref(self, _forget)] = None      # register(self), inlined
 
     def _begin(self, py_func: "Callable", tier: str) -> None:
         self.py_func = py_func
@@ -243,8 +251,30 @@ class ColdPhase:
         self.observed = 0
 
     def materialise(self) -> "Dispatcher":
-        """The whole Dispatcher: this very object (a ColdDispatcher becomes one first)."""
+        """The whole Dispatcher: this very object, made one first if it is not yet."""
+        if type(self) is not ColdDispatcher:
+            return self  # type: ignore[return-value]
+        # imported outside the lock: an import takes locks of its own
+        from .dispatch import Dispatcher
+        with _materialise_lock:
+            if type(self) is ColdDispatcher:
+                Dispatcher._complete(self)    # type: ignore[arg-type]
+                # The fallback before the class: once this is a Dispatcher, another thread
+                # may install native code, and an entry's fallback never changes.
+                _set_fallback(self.entry, MethodType(Dispatcher._call_auto, self))
+                self.__class__ = Dispatcher   # type: ignore[assignment]
         return self  # type: ignore[return-value]
+
+    # No __getattr__ to make it whole on demand: a class with one gets no specialised attribute
+    # reads (Shim.__call__ makes ~10 per call). What reaches past the cold phase asks for
+    # `materialise` itself: became_hot, _call_auto, cold_target, dispatcher_of, forwarding.
+
+    def became_hot(self, args: "tuple | None", kwargs: "dict | None") -> None:
+        self.materialise().became_hot(args, kwargs)     # (Dispatcher has its own)
+
+    def _call_auto(self, *args: "Any", **kwargs: "Any") -> "Any":
+        # The shim's fallback until materialise puts the Dispatcher's own in its place.
+        return self.materialise()._call_auto(*args, **kwargs)
 
     def cold_target(self, args: tuple, kwargs: dict) -> "Callable":
         """What a cold call runs: counting tier 0 (runtime.osr) when the function has loops
@@ -286,40 +316,6 @@ class ColdPhase:
         return f"<tierjit dispatcher {self.__qualname__}>"
 
 
-class ColdDispatcher(ColdPhase):
-    """The dispatcher of a tier="auto" function that only its cold phase has needed so far
-    (see the module docstring); `materialise` makes it a runtime.dispatch.Dispatcher in place.
-    Analogue: a lazily initialised object whose class pointer is its state."""
-
-    def __init__(self, py_func: "Callable") -> None:
-        self._begin(py_func, "auto")
-        self.entry = make_shim(self, self._call_auto)
-        _registry[_weakref(self, _forget)] = None      # register(self), a call shorter
-
-    def materialise(self) -> "Dispatcher":
-        # imported outside the lock: an import takes locks of its own
-        from .dispatch import Dispatcher
-        with _materialise_lock:
-            if type(self) is ColdDispatcher:
-                Dispatcher._complete(self)    # type: ignore[arg-type]
-                # The fallback before the class: once this is a Dispatcher, another thread
-                # may install native code, and an entry's fallback never changes.
-                _set_fallback(self.entry, MethodType(Dispatcher._call_auto, self))
-                self.__class__ = Dispatcher   # type: ignore[assignment]
-        return self  # type: ignore[return-value]
-
-    # No __getattr__ to make it whole on demand: a class with one gets no specialised attribute
-    # reads (Shim.__call__ makes ~10 per call). What reaches past the cold phase asks for
-    # `materialise` itself: became_hot, _call_auto, cold_target, dispatcher_of, forwarding.
-
-    def became_hot(self, args: "tuple | None", kwargs: "dict | None") -> None:
-        self.materialise().became_hot(args, kwargs)
-
-    def _call_auto(self, *args: "Any", **kwargs: "Any") -> "Any":
-        # The shim's fallback until materialise puts the Dispatcher's own in its place.
-        return self.materialise()._call_auto(*args, **kwargs)
-
-
 _materialise_lock = allocate_lock()
 
 
@@ -356,7 +352,7 @@ _BACKWARD: "frozenset | None" = None
 
 # -- the value profile's values (runtime.speculation builds on them) ----------------------------
 
-VARIES = type("Varies", (), {"__repr__": lambda self: "<varies>"})()
+VARIES = object()     # an argument that varied (never one kept: those are bakeable)
 
 
 def bakeable(value: "Any") -> bool:
@@ -382,7 +378,7 @@ def same_value(a: "Any", b: "Any") -> bool:
 _registry: "dict[Any, None]" = {}
 
 
-def register(d: ColdPhase) -> None:
+def register(d: ColdDispatcher) -> None:
     _registry[_weakref(d, _forget)] = None
 
 
@@ -390,7 +386,7 @@ def _forget(ref: "Any") -> None:
     _registry.pop(ref, None)
 
 
-def registered() -> "list[ColdPhase]":
+def registered() -> "list[ColdDispatcher]":
     """The live dispatchers, oldest first, as they are (cold or whole)."""
     return [d for d in (r() for r in list(_registry)) if d is not None]
 

@@ -1,7 +1,7 @@
 """Speculation on values, and feedback from failed speculation, for a Dispatcher.
 
 Value specialisation (passes.values): the shim samples cold calls' arguments into a profile
-(`observe`, runtime.shim.ColdPhase); arguments that were the same int, bool or float in every
+(`observe`, runtime.shim.ColdDispatcher); arguments that were the same int, bool or float in every
 sample are compiled in as constants in a version of their own (`_build_values`), behind an
 exact entry guard. A call with other values makes `_choose` build the generic version (the
 recompile event), used from then on; native callers always call the generic code.

@@ -9,7 +9,7 @@ that now names another object), cold calls run the original function.
 
 Mixed into runtime.dispatch.Dispatcher; its state is `Dispatcher.counting`: None until the
 first cold call, "watching", "building", then an OsrEntries or False. The shim asks
-`cold_target` (runtime.shim.ColdPhase: cold calls run without this module) on every cold
+`cold_target` (runtime.shim.ColdDispatcher: cold calls run without this module) on every cold
 call; once a call has taken watch_seconds, it asks `_start_counting` here.
 """
 
