@@ -87,7 +87,7 @@ class Shim:
                     return f(*args, **kwargs)
                 finally:
                     t = _clock() - start
-                    d.cold_seconds += t * (1 if n <= 8 else 8)
+                    d.cold_seconds += t if n <= 8 else t * 8
                     if t > d.longest_cold:
                         d.longest_cold = t     # a long call is what OSR is for
                     if d.cold_seconds >= _config._seconds_at:
