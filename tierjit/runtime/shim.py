@@ -30,6 +30,7 @@ after the switch the entry type's own traverse/dealloc know the slot is not an o
 fallback is replaced once, when its ColdDispatcher is materialised, which is before anything
 can install native code (only a Dispatcher compiles), so an entry's fallback never changes.
 """
+
 import os as _os
 import sys
 from _thread import allocate_lock
@@ -220,7 +221,7 @@ class ColdDispatcher:
     def __init__(self, py_func: "Callable") -> None:
         self._begin(py_func, "auto")
         self.entry = make_shim(self, self._call_auto)
-        _registry[_weakref(self, _forget)] = None      # register(self), inlined
+        register(self)
 
     def _begin(self, py_func: "Callable", tier: str) -> None:
         self.py_func = py_func
@@ -352,7 +353,7 @@ _BACKWARD: "frozenset | None" = None
 
 # -- the value profile's values (runtime.speculation builds on them) ----------------------------
 
-VARIES = object()     # an argument that varied (never one kept: those are bakeable)
+VARIES = object()     # the profile of an argument that varied (no argument is this object)
 
 
 def bakeable(value: "Any") -> bool:
