@@ -18,6 +18,16 @@ __all__ = ["Config", "compile_ast", "compile_source", "config", "evaluate", "exp
 
 
 _FunctionType = type(lambda: None)
+_ColdDispatcher: "type | None" = None     # runtime.shim.ColdDispatcher, once loaded
+
+
+def _load_cold_dispatcher() -> "type | None":
+    """runtime.shim.ColdDispatcher, or None where shims cannot exist (no 64-bit CPython)."""
+    global _ColdDispatcher
+    from .runtime import shim
+    if shim.LAYOUT_OK:
+        _ColdDispatcher = shim.ColdDispatcher
+    return _ColdDispatcher
 
 
 def jit(fn: "Callable | None" = None, *, tier: str = "auto"):
@@ -27,22 +37,26 @@ def jit(fn: "Callable | None" = None, *, tier: str = "auto"):
     compiler thread once it is hot (see `tierjit.config`); "interp" (tier 0 only: Python
     generated from tierjit's IR) or "opt" (native code through LLVM from the first call,
     compiled by that call)."""
-    from .runtime.dispatch import Dispatcher, dispatcher_of
-
-    def wrap(f):
-        # the common case first: a plain function, not a jitted one (decorating is ~5 us)
-        if type(f) is not _FunctionType or "__tierjit_dispatcher__" in f.__dict__:
-            d = dispatcher_of(f)
-            if d is not None:
-                f = d.py_func
-            if not callable(f) or not hasattr(f, "__code__"):
-                raise TypeError(f"tierjit.jit: expected a Python function, got "
-                                f"{type(f).__name__}")
-        return Dispatcher(f, tier).entry
-
     if fn is None:
-        return wrap
-    return wrap(fn)
+        def decorate(f):
+            return jit(f, tier=tier)
+        return decorate
+    # The common case first: a plain function, not a jitted one, tier "auto". Its dispatcher
+    # stays a ColdDispatcher until more than the cold phase needs it (runtime.shim), so
+    # neither decorating (~2 us) nor a cold call imports runtime.dispatch.
+    if tier == "auto" and type(fn) is _FunctionType \
+            and "__tierjit_dispatcher__" not in fn.__dict__:
+        cold = _ColdDispatcher or _load_cold_dispatcher()
+        if cold is not None:
+            return cold(fn).entry
+    from .runtime.dispatch import Dispatcher, dispatcher_of
+    if type(fn) is not _FunctionType or "__tierjit_dispatcher__" in fn.__dict__:
+        d = dispatcher_of(fn)
+        if d is not None:
+            fn = d.py_func
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise TypeError(f"tierjit.jit: expected a Python function, got {type(fn).__name__}")
+    return Dispatcher(fn, tier).entry
 
 
 def explain(fn) -> str:

@@ -241,11 +241,11 @@ def test_value_specialisation_can_be_turned_off():
 def test_loop_detection_matches_the_opcode_table():
     import opcode
 
-    from tierjit.runtime.watch import _backward_opcodes, _has_loops
+    from tierjit.runtime.shim import _backward_opcodes, has_loops
     assert _backward_opcodes() == {opcode.opmap[n] for n in ("JUMP_BACKWARD",
                                                              "JUMP_BACKWARD_NO_INTERRUPT")}
-    assert _has_loops(factorial_loop.__code__) and _has_loops(power_sum.__code__)
-    assert not _has_loops(sign_of.__code__)
+    assert has_loops(factorial_loop.__code__) and has_loops(power_sum.__code__)
+    assert not has_loops(sign_of.__code__)
 
 
 # -- deoptimisation feedback ---------------------------------------------------------------------

@@ -7,7 +7,7 @@ value takes the generic path). Constant folding, range analysis and LLVM then ge
 counts, folded branches and unrolled loops. The argument stays a parameter, so the version
 has the function's signature; only its uses change. Which values qualify (exact int within 64
 bits, bool, float other than NaN) is decided by the dispatcher's profile
-(runtime.dispatch.bakeable), which must not import the IR on a cold call.
+(runtime.shim.bakeable), which must not import the IR on a cold call.
 
 Analogue: the value profiling and constant specialisation of HotSpot's and V8's optimising
 compilers.

@@ -136,17 +136,17 @@ def _slot(dispatcher) -> int:
 
 
 def _install(dispatcher, key, code) -> None:
-    from . import shim
+    from . import entry
     from .dispatch import _fmt_types
     from .events import record
-    ok = shim.install(dispatcher.entry, code.entry_address)
+    ok = entry.install(dispatcher.entry, code.entry_address)
     record("tier-up", dispatcher.__qualname__, _fmt_types(key), "baseline",
            slot="switched" if ok else "unchanged")
 
     def give_up():
         s = dispatcher.specs.get(key)
         if s is None or s.native is None:
-            shim.uninstall(dispatcher.entry)
+            entry.uninstall(dispatcher.entry)
         record("give-up", dispatcher.__qualname__, _fmt_types(key), "baseline",
                reason="baseline code deoptimised max_deopts times")
     code.keepalive[0].on_give_up = give_up
@@ -156,14 +156,14 @@ def _after_fork_in_child() -> None:
     """Builds queued before fork() are forgotten in the child (runtime.compiler); a function
     running baseline code would never reach the dispatcher again to ask for them, so its slot
     goes back to the slow path, which asks again (and reinstalls the baseline code)."""
-    from . import shim
-    from .dispatch import dispatchers
-    for d in dispatchers():
+    from . import entry
+    from .dispatch import whole_dispatchers
+    for d in whole_dispatchers():
         for key, code in list(_codes(d).items()):
             spec = d.specs.get(key)
             if code is not None and (spec is None or spec.native is None) \
                     and _slot(d) == code.entry_address:
-                shim.uninstall(d.entry)
+                entry.uninstall(d.entry)
 
 
 if hasattr(os, "register_at_fork"):

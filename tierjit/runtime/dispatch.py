@@ -21,23 +21,26 @@ Deoptimisations arrive in `resume_function`: each is counted and recorded, and a
 that deoptimises `config.max_deopts` times loses its native code (the give-up event: the slot
 goes back to the slow path, which runs CPython for "auto" and tier 0 otherwise).
 
-Parts of a Dispatcher live beside it, mixed in: runtime.watch (which cold calls run counting
-tier 0, for OSR), runtime.speculation (value specialisation and speculation feedback) and
-runtime.introspect (inspect, explain, counters).
+Parts of a Dispatcher live beside it: its base, runtime.shim's ColdDispatcher (the cold
+phase's state, what a cold call runs, the value profile), and mixed in, runtime.watch (lowering a watched function
+to counting tier 0, for OSR), runtime.speculation (value specialisation and speculation
+feedback) and runtime.introspect (inspect, explain, counters). A function decorated with tier
+"auto" starts with a ColdDispatcher (runtime.shim) instead, made a Dispatcher in place when
+more than its cold phase is needed: `_complete` adds what it lacks.
 
 The JIT never changes what the program computes: every failure of the compiler ends in plain
-CPython. Nothing here imports the compiler (or llvmlite, or NumPy) until a function is hot:
-decorating costs a few microseconds.
+CPython. Nothing here imports the compiler (or llvmlite, or NumPy) until a function is hot,
+and `@jit` does not import this module before something needs a Dispatcher.
 """
 
 import os
-import sys
 from _thread import RLock
-from _weakref import ref as _weakref
 from time import perf_counter as _clock
 
 from .config import config as _config
 from .introspect import Introspection, _fmt_types
+from .shim import LAYOUT_OK as _SHIMS
+from .shim import ColdDispatcher, make_shim, register, registered
 from .speculation import RESPECULATE_AFTER, Speculating, _matches
 from .watch import Watching
 
@@ -102,22 +105,24 @@ class Specialisation:
         return f"<Specialisation {_fmt_types(self.arg_types, self.values)} {self.tier}>"
 
 
-class Dispatcher(Watching, Speculating, Introspection):
+class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
     """The compiler's view of one jitted Python function."""
 
     def __init__(self, py_func: "Callable", tier: str = "auto"):
         if tier not in TIERS:
             raise ValueError(f"tierjit.jit: tier must be one of {', '.join(TIERS)}; "
                              f"got {tier!r}")
-        self.py_func = py_func
-        self.tier = tier
-        self.__name__ = py_func.__name__
-        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
-        self.__doc__ = py_func.__doc__
-        self.__module__ = py_func.__module__
-        self.__wrapped__ = py_func
+        self._begin(py_func, tier)
+        self._complete()
+        self.entry = _make_entry(self)
+        register(self)
+
+    def _complete(self) -> None:
+        """What a Dispatcher has besides the cold phase's state (ColdDispatcher._begin): its
+        specialisations and their locks. Also called on a ColdDispatcher, just before it
+        becomes a Dispatcher (runtime.shim)."""
+        py_func = self.py_func
         code = py_func.__code__
-        self._nparams = code.co_argcount
         # Plain positional parameters, no defaults: calls need no binding (the common case).
         self._simple_sig = (not code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS)
                             and code.co_kwonlyargcount == 0 and code.co_posonlyargcount == 0
@@ -128,31 +133,11 @@ class Dispatcher(Watching, Speculating, Introspection):
         self.specs: dict[tuple[Type, ...], Specialisation] = {}
         self._lock = RLock()                 # held while building (never by the cold path)
         self._ir_lock = RLock()
-        # counters (calls that reached the dispatcher: native calls are not counted)
-        self.calls = 0
-        self.cold_seconds = 0.0
-        self.longest_cold = 0.0              # the longest timed cold call
-        # The cold-phase protocol runtime.shim's Shim.__call__ follows (see there): while
-        # `cold`, calls run py_func, counted and timed; while `bypass`, they run py_func
-        # without typing the arguments (a build is on its way, or nothing can be compiled).
-        self.cold = tier == "auto"
-        self.bypass = False
-        # Counting tier 0 with OSR (runtime.osr) for the cold calls of a function with loops:
-        # None until the first cold call, "watching" while none of a function with loops'
-        # cold calls has taken config.watch_seconds, "building" while the compiler thread
-        # lowers it, then an OsrEntries, or False.
-        self.counting: Any = None if tier == "auto" else False
-        # Value profile of the cold calls: per argument its value while it has been the same
-        # in every sampled call, else speculation._VARIES; False once nothing is constant.
-        self.profile: Any = None if tier == "auto" else False
-        self.observed = 0
         self._warming: set = set()               # Python signatures queued for baseline
         self.hot_after = 0                   # calls when it became hot
         self._pending: set[_Build] = set()   # queued builds (set add/discard are atomic)
         self.compiles = 0
         self.compile_seconds = 0.0
-        self.entry = _make_entry(self)
-        _register(self)
 
     # -- compilation ----------------------------------------------------------------------
     def untyped_ir(self):
@@ -298,12 +283,12 @@ class Dispatcher(Watching, Speculating, Introspection):
 
     def _install(self, spec: "Specialisation") -> None:
         """Point the entry's dispatch slot at spec's native code (the tier-up event)."""
-        from . import shim
+        from . import entry as _entry
         from .events import record
         if not spec.runs_native:
             return
         try:
-            ok = shim.install(self.entry, spec.native.entry_address)
+            ok = _entry.install(self.entry, spec.native.entry_address)
         except Exception as e:       # noqa: BLE001 - no slot: the slow path still runs native
             if STRICT:
                 raise
@@ -361,7 +346,7 @@ class Dispatcher(Watching, Speculating, Introspection):
 
     def give_up(self, spec: "Specialisation", why: str) -> None:
         """Stop using spec's native code: its calls go to the slow path from now on."""
-        from . import shim
+        from . import entry as _entry
         from .events import record
         if spec.gave_up is not None:
             return
@@ -369,7 +354,7 @@ class Dispatcher(Watching, Speculating, Introspection):
         spec.tier = "python" if self.tier == "auto" or spec.tier0 is None else "interp"
         if spec.installed:
             spec.installed = False
-            shim.uninstall(self.entry)
+            _entry.uninstall(self.entry)
         record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                reason=why)
 
@@ -541,9 +526,6 @@ class Dispatcher(Watching, Speculating, Introspection):
             self._pending.discard(job)
             self.bypass = bool(self._pending) or self._ir_error is not None
 
-    def __repr__(self) -> str:
-        return f"<tierjit dispatcher {self.__qualname__}>"
-
 
 class _Build:
     """A compiler-thread job: build one specialisation, or first find it from the arguments
@@ -622,7 +604,7 @@ def _make_entry(d: "Dispatcher"):
     wrapper (and, for "auto", plain CPython: there is no native tier to go to)."""
     if d.tier == "auto":
         if _SHIMS:
-            return _make_shim(d, d._call_auto)
+            return make_shim(d, d._call_auto)
         d.cold, d.bypass = False, True
         fallback = d.py_func
     else:
@@ -646,38 +628,26 @@ def _make_entry(d: "Dispatcher"):
     return call
 
 
-# Shims work where native entries can exist (64-bit CPython); the import is ~0.5 ms, paid
-# by the first decoration.
-_SHIMS = sys.implementation.name == "cpython" and sys.maxsize > 2**32
-if _SHIMS:
-    from .shim import LAYOUT_OK as _SHIMS
-    from .shim import make_shim as _make_shim
-
-
 def dispatcher_of(obj) -> "Dispatcher | None":
-    """The Dispatcher behind a jitted callable (or None)."""
+    """The Dispatcher behind a jitted callable (or None); a ColdDispatcher is made whole."""
     if isinstance(obj, Dispatcher):
         return obj
+    if type(obj) is ColdDispatcher:
+        return obj.materialise()
     try:
         d = obj.__tierjit_dispatcher__
     except Exception:          # noqa: BLE001 - any object may be asked
         return None
+    if type(d) is ColdDispatcher:
+        return d.materialise()
     return d if isinstance(d, Dispatcher) else None
 
 
-# -- every dispatcher, for tierjit.stats() -------------------------------------------------------
-
-_registry: "dict[int, Any]" = {}
-
-
-def _register(d: "Dispatcher") -> None:
-    key = id(d)
-    _registry[key] = _weakref(d, lambda _, key=key: _registry.pop(key, None))
-
+# -- every dispatcher, for tierjit.stats() (the registry is runtime.shim's) ---------------------
 
 def forget_queued_builds() -> None:
     """After a fork: the child has no compiler thread, so nothing queued will be built."""
-    for d in dispatchers():
+    for d in whole_dispatchers():
         for job in list(d._pending):
             if job.spec is not None and not job.spec.built:
                 job.spec.requested = False
@@ -688,5 +658,11 @@ def forget_queued_builds() -> None:
 
 
 def dispatchers() -> "list[Dispatcher]":
-    """The live dispatchers, oldest first."""
-    return [d for d in (r() for r in list(_registry.values())) if d is not None]
+    """The live dispatchers, oldest first (cold ones made whole)."""
+    return [d.materialise() for d in registered()]
+
+
+def whole_dispatchers() -> "list[Dispatcher]":
+    """The live dispatchers that are whole already, oldest first: what the at-fork handlers
+    look at (a ColdDispatcher has nothing built or queued)."""
+    return [d for d in registered() if type(d) is not ColdDispatcher]  # type: ignore[misc]

@@ -166,7 +166,7 @@ def _build_runtime() -> _Runtime:
 
 def _install_python_level(tp: type) -> None:
     """Attribute forwarding and repr; none of it is on the call path."""
-    from .forwarding import forward_attributes
+    from .shim import forward_attributes
     forward_attributes(tp, tp.__doc__)
 
 
@@ -246,3 +246,77 @@ def get_slot(obj: object) -> int:
     if not is_entry(obj):
         raise TypeError(f"get_slot needs a {TYPE_NAME} object, got {type(obj).__name__}")
     return ctypes.c_void_p.from_address(id(obj) + SLOT_OFFSET).value or 0
+
+
+# --------------------------------------------------------------------------- shims become entries
+# A runtime.shim Shim has this type's layout; the first native code installed for it switches
+# its type in place (see runtime/shim.py's module docstring).
+
+_upgrade_fn: Any = None
+_upgrade_lock = threading.Lock()
+_install_lock = threading.Lock()   # one upgrade or slot store at a time
+
+
+def _upgrader() -> Any:
+    """The upgrade function (made with the entry type, backends/stencils/shared_ir.py)."""
+    global _upgrade_fn
+    if _upgrade_fn is None:
+        with _upgrade_lock:
+            if _upgrade_fn is None:
+                import ctypes
+
+                # PYFUNCTYPE: the GIL stays held for the whole call (CFUNCTYPE would drop it).
+                proto = ctypes.PYFUNCTYPE(None, ctypes.py_object, ctypes.py_object,
+                                          ctypes.c_void_p)
+                fn = proto(upgrade_address())
+                _check_live_layout()
+                _upgrade_fn = fn
+    return _upgrade_fn
+
+
+def _check_live_layout() -> None:
+    """The field offsets of a live shim are the entry's (raises capi.LayoutError if not)."""
+    import ctypes
+
+    from . import capi, shim
+    if not shim.LAYOUT_OK or (shim.SLOT_OFFSET, shim.DISPATCHER_OFFSET, shim.FALLBACK_OFFSET,
+                              shim.WEAKLIST_OFFSET, shim.BASICSIZE) != (
+            SLOT_OFFSET, DISPATCHER_OFFSET, FALLBACK_OFFSET, WEAKLIST_OFFSET, BASICSIZE):
+        raise capi.LayoutError("the Shim class does not have the entry's layout")
+    d, f = object(), object()
+    s = shim.make_shim(d, f)
+
+    def read(offset: int) -> int:
+        return ctypes.c_void_p.from_address(id(s) + offset).value or 0
+
+    if (read(SLOT_OFFSET), read(DISPATCHER_OFFSET), read(FALLBACK_OFFSET)) != (0, id(d), id(f)):
+        raise capi.LayoutError("Shim fields are not at the entry's offsets")
+
+
+def install(obj: Any, address: int) -> bool:
+    """Make `obj` (a shim or an entry) call native code at `address` from now on.
+
+    A shim is upgraded to an entry in place; an entry gets its slot stored. Returns False for
+    anything else (a Python wrapper cannot take native code)."""
+    if not isinstance(address, int) or not 0 < address < 2**64:
+        raise ValueError(f"not a code address: {address!r}")
+    from .shim import Shim
+    if type(obj) is Shim:
+        fn = _upgrader()                  # may compile: done before taking the lock
+        tp = entry_type()
+        with _install_lock:
+            if type(obj) is Shim:
+                fn(obj, tp, address)
+                return True
+    with _install_lock:
+        if is_entry(obj):
+            set_slot(obj, address)
+            return True
+    return False
+
+
+def uninstall(obj: Any) -> None:
+    """Send every call of `obj` to its fallback again (no-op for a shim)."""
+    with _install_lock:
+        if is_entry(obj):
+            reset_slot(obj)

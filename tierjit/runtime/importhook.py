@@ -162,12 +162,11 @@ def jit_for_run(fn):
     if type(fn) is not _FunctionType:
         return fn
     from .. import jit
-    from .dispatch import dispatcher_of
     try:
         entry = jit(fn)
     except Exception:           # noqa: BLE001 - the program must run as it would without us
         return fn
-    d = dispatcher_of(entry)
+    d = entry.__tierjit_dispatcher__    # cold or whole: the attributes are the same to it
     for name in _FUNCTION_ATTRS:
         setattr(d, name, getattr(fn, name))
     return entry

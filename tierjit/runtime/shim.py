@@ -1,37 +1,53 @@
-"""The object `@jit` returns before any native code exists: a Python stand-in for the entry.
+"""What `@jit` returns before any native code exists: a Python stand-in for the entry, and
+one for its dispatcher.
 
 A native entry (runtime.entry) needs its type's slot functions in code memory (copied from the
 stencil library, which may first have to be built with LLVM), a cost a program that never gets
-hot must not pay. So `@jit` returns a `Shim`, an instance of an
-ordinary Python class whose memory layout *is* the entry's — same basic size, the same three
-pointer fields at the same offsets, the weakref list in the same place, both garbage-collected —
-and whose `__call__` forwards to the fallback, like the entry's generic slot does.
+hot must not pay. So `@jit` returns a `Shim`, an instance of an ordinary Python class whose
+memory layout *is* the entry's — same basic size, the same three pointer fields at the same
+offsets, the weakref list in the same place, both garbage-collected — and whose `__call__`
+runs the cold phase and otherwise forwards to the fallback, like the entry's generic slot does.
 
-When a function's first native code is installed, its shim becomes an entry in place: one small
-C function (made with the entry type's slots, backends/stencils/shared_ir.py) stores the
-native address into the slot field and switches `ob_type` to the entry type, under the GIL and
-with no Python code in between. The object users hold keeps its identity, its weakrefs and
-every reference to it (tier-0 code and native callers call it by address), and from then on
-CPython calls straight through its vectorcall slot. Analogue: a PLT entry that starts out
-pointing at the lazy binder and is patched in place once the symbol is resolved.
+When a function's first native code is installed (runtime.entry.install), its shim becomes an
+entry in place: one small C function (made with the entry type's slots,
+backends/stencils/shared_ir.py) stores the native address into the slot field and switches
+`ob_type` to the entry type, under the GIL and with no Python code in between. The object users
+hold keeps its identity, its weakrefs and every reference to it (tier-0 code and native
+callers call it by address), and from then on CPython calls straight through its vectorcall
+slot. Analogue: a PLT entry that starts out pointing at the lazy binder and is patched in place
+once the symbol is resolved.
+
+The shim's dispatcher starts out lazy the same way: a `ColdDispatcher` holds the cold phase's
+state and nothing else, so that neither decorating nor a cold call imports
+runtime.dispatch and its mixins (~1 ms of a short script's start). Whatever needs more — the
+function getting hot, a watched loop, explain, inspect, stats, an attribute only a Dispatcher
+has — makes it a Dispatcher in place (`materialise` switches its class), so the shim's
+dispatcher field and every reference already taken stay valid.
 
 Invariants: the slot field of a shim is always NULL (the class never sets it), so the shim's
 GC traversal and deallocation, which treat every field as an object, never see a code address;
-after the switch the entry type's own traverse/dealloc know the slot is not an object.
+after the switch the entry type's own traverse/dealloc know the slot is not an object. A shim's
+fallback is replaced once, when its ColdDispatcher is materialised, which is before anything
+can install native code (only a Dispatcher compiles), so an entry's fallback never changes.
 """
 
+import os as _os
+import sys
 from _thread import allocate_lock
+from _weakref import ref as _weakref
 from time import perf_counter as _clock
 
 from .config import config as _config
-from .forwarding import forward_attributes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
+    from .dispatch import Dispatcher
+
 # runtime.entry's layout, restated so that decorating does not import it (nor threading);
-# `_check_live_layout` compares the two before the first upgrade.
+# runtime.entry._check_live_layout compares the two before the first upgrade.
 _HEAD = object.__basicsize__
 SLOT_OFFSET, DISPATCHER_OFFSET, FALLBACK_OFFSET = _HEAD, _HEAD + 8, _HEAD + 16
 WEAKLIST_OFFSET, BASICSIZE = _HEAD + 24, _HEAD + 32
@@ -40,11 +56,12 @@ WEAKLIST_OFFSET, BASICSIZE = _HEAD + 24, _HEAD + 32
 class Shim:
     """A jitted function that has no native code yet (see the module docstring).
 
-    Its dispatcher (runtime.dispatch.Dispatcher, tier "auto") provides the cold-phase
-    protocol: `cold` (calls run `py_func`, counted in `calls` and timed in `cold_seconds`
-    until config.hot_calls / hot_seconds say the function is hot, then `became_hot(args,
-    kwargs)`), and `bypass` (calls run `py_func`: a build is on its way, or there is nothing to
-    compile). Every other call goes to the fallback, the dispatcher's slow path.
+    Its dispatcher (a ColdDispatcher, or the runtime.dispatch.Dispatcher made of it, tier
+    "auto") provides the cold-phase protocol: `cold` (calls run `py_func`, counted in `calls`
+    and timed in `cold_seconds` until config.hot_calls / hot_seconds say the function is hot,
+    then `became_hot(args, kwargs)`), and `bypass` (calls run `py_func`: a build is on its way,
+    or there is nothing to compile). Every other call goes to the fallback, the dispatcher's
+    slow path.
     """
 
     # Sorted by CPython (type_new sorts __slots__), so the field order is the entry's:
@@ -71,7 +88,7 @@ class Shim:
                     return f(*args, **kwargs)
                 finally:
                     t = _clock() - start
-                    d.cold_seconds += t * (1 if n <= 8 else 8)
+                    d.cold_seconds += t if n <= 8 else t * 8
                     if t > d.longest_cold:
                         d.longest_cold = t     # a long call is what OSR is for
                     if d.cold_seconds >= _config._seconds_at:
@@ -83,30 +100,99 @@ class Shim:
             return f(*args, **kwargs)
         return self.__tierjit_fallback__(*args, **kwargs)
 
-    def __get__(self, obj: object, objtype: type | None = None) -> "Any":
+    def __get__(self, obj: object, objtype: "type | None" = None) -> "Any":
         return self if obj is None else MethodType(self, obj)
 
+
+# --------------------------------------------------------------------------- attribute forwarding
+# Shared by Shim and runtime.entry's native entry type: everything not on the type is the
+# dispatcher's. `__doc__` and `__module__` live in the type dict, so they would shadow the
+# dispatcher's; they are str subclasses that read as a plain string on the type itself
+# (`type.__module__` returns the dict entry unchanged) and, as descriptors, forward on
+# instances.
+
+class Forwarded(str):
+    """A type-dict string that reads as the dispatcher's attribute `attribute` on instances."""
+
+    attribute: str       # set by _forwarded (one class for both: a class costs ~20 us to make)
+
+    def __get__(self, obj: object, objtype: "type | None" = None) -> object:
+        if obj is None:
+            return str(self)
+        return getattr(obj.__tierjit_dispatcher__, self.attribute)  # type: ignore[attr-defined]
+
+
+def _forwarded(text: str, attribute: str) -> Forwarded:
+    s = Forwarded(text)
+    s.attribute = attribute
+    return s
+
+
+def _getattr(self, name: str) -> object:
+    d = self.__tierjit_dispatcher__
+    try:
+        return getattr(d, name)
+    except AttributeError:
+        if type(d) is not ColdDispatcher:
+            raise
+    return getattr(d.materialise(), name)     # what a ColdDispatcher lacks is a Dispatcher's
+
+
+# Writes and dir() act on the whole Dispatcher.
+
+def _whole(d: object) -> object:
+    return d.materialise() if type(d) is ColdDispatcher else d
+
+
+def _setattr(self, name: str, value: object) -> None:
+    setattr(_whole(self.__tierjit_dispatcher__), name, value)
+
+
+def _delattr(self, name: str) -> None:
+    delattr(_whole(self.__tierjit_dispatcher__), name)
+
+
+def _dir(self) -> "list[str]":
+    return sorted(set(object.__dir__(self)) | set(dir(_whole(self.__tierjit_dispatcher__))))
+
+
+def _reduce(self) -> str:
+    # Pickle (and copy) by reference, like a module-level function: pickle checks that
+    # `module.qualname` is this very object.
+    return self.__tierjit_dispatcher__.__qualname__
+
+
+def _repr(self) -> str:
+    d = self.__tierjit_dispatcher__
+    name = getattr(d, "__qualname__", None) or getattr(d, "__name__", "?")
+    return f"<tierjit function {name}>"
+
+
+def forward_attributes(tp: type, doc: str) -> None:
+    """Make instances of tp show their dispatcher's attributes, doc and module."""
+    # (module-level functions called __getattr__ would be this module's own hook)
+    for fn in (_getattr, _setattr, _delattr, _dir, _reduce, _repr):
+        setattr(tp, f"_{fn.__name__}__", fn)
+    tp.__doc__ = _forwarded(doc, "__doc__")
+    tp.__module__ = _forwarded("tierjit", "__module__")
 
 
 forward_attributes(Shim, "A tierjit-compiled function that has no native code yet.")
 
 
-class _Bound:
-    def method(self) -> None:
-        pass
-
-
-MethodType = type(_Bound().method)      # types.MethodType, without importing types
+MethodType = type(_config.as_dict)      # types.MethodType, without importing types (or a class)
 _set_dispatcher = Shim.__dict__["__tierjit_dispatcher__"].__set__
 _set_fallback = Shim.__dict__["__tierjit_fallback__"].__set__
 _TPFLAGS_MANAGED_DICT = 1 << 4
 _TPFLAGS_HAVE_GC = 1 << 14
 
 # Checked without ctypes (cheap): the rest is checked on a live object before the first upgrade.
-LAYOUT_OK = (Shim.__basicsize__ == BASICSIZE and Shim.__itemsize__ == 0
+# Shims work where native entries can exist (64-bit CPython).
+LAYOUT_OK = (sys.implementation.name == "cpython" and sys.maxsize > 2**32
+             and Shim.__basicsize__ == BASICSIZE and Shim.__itemsize__ == 0
              and Shim.__weakrefoffset__ == WEAKLIST_OFFSET and Shim.__dictoffset__ == 0
              and not Shim.__flags__ & _TPFLAGS_MANAGED_DICT
-             and Shim.__flags__ & _TPFLAGS_HAVE_GC)
+             and bool(Shim.__flags__ & _TPFLAGS_HAVE_GC))
 
 
 def make_shim(dispatcher: object, fallback: "Any") -> "Shim":
@@ -121,77 +207,196 @@ def is_shim(obj: object) -> bool:
     return type(obj) is Shim
 
 
-# --------------------------------------------------------------------------- the upgrade
+# --------------------------------------------------------------------------- the cold phase
 
-_upgrade_fn: "Any" = None
-_upgrade_lock = allocate_lock()
-_install_lock = allocate_lock()   # one upgrade or slot store at a time
+class ColdDispatcher:
+    """A tier="auto" function's dispatcher while only its cold phase has been needed (see the
+    module docstring): what Shim.__call__ reads and writes — the function, the cold phase's
+    counters, what a cold call runs (`cold_target`, the watch policy of runtime.watch) and the
+    value profile (`observe`, for runtime.speculation). `materialise` makes it a
+    runtime.dispatch.Dispatcher in place. Also Dispatcher's base, which the Dispatcher
+    completes: one made directly (tiers other than "auto") is whole from the start.
+    Analogue: a lazily initialised object whose class pointer is its state."""
+
+    def __init__(self, py_func: "Callable") -> None:
+        self._begin(py_func, "auto")
+        self.entry = make_shim(self, self._call_auto)
+        register(self)
+
+    def _begin(self, py_func: "Callable", tier: str) -> None:
+        self.py_func = py_func
+        self.tier = tier
+        self.__name__ = py_func.__name__
+        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
+        self.__doc__ = py_func.__doc__
+        self.__module__ = py_func.__module__
+        self.__wrapped__ = py_func
+        self._nparams = py_func.__code__.co_argcount
+        # counters (calls that reached the dispatcher: native calls are not counted)
+        self.calls = 0
+        self.cold_seconds = 0.0
+        self.longest_cold = 0.0              # the longest timed cold call
+        # The cold-phase protocol Shim.__call__ follows (see there): while `cold`, calls run
+        # py_func, counted and timed; while `bypass`, they run py_func without typing the
+        # arguments (a build is on its way, or nothing can be compiled).
+        self.cold = tier == "auto"
+        self.bypass = False
+        # Counting tier 0 with OSR (runtime.osr) for the cold calls of a function with loops:
+        # None until the first cold call, "watching" while none of a function with loops'
+        # cold calls has taken config.watch_seconds, "building" while the compiler thread
+        # lowers it, then an OsrEntries, or False.
+        self.counting: Any = None if tier == "auto" else False
+        # Value profile of the cold calls: per argument its value while it has been the same
+        # in every sampled call, else VARIES; False once nothing is constant.
+        self.profile: Any = None if tier == "auto" else False
+        self.observed = 0
+
+    def materialise(self) -> "Dispatcher":
+        """The whole Dispatcher: this very object, made one first if it is not yet."""
+        if type(self) is not ColdDispatcher:
+            return self  # type: ignore[return-value]
+        # imported outside the lock: an import takes locks of its own
+        from .dispatch import Dispatcher
+        with _materialise_lock:
+            if type(self) is ColdDispatcher:
+                Dispatcher._complete(self)    # type: ignore[arg-type]
+                # The fallback before the class: once this is a Dispatcher, another thread
+                # may install native code, and an entry's fallback never changes.
+                _set_fallback(self.entry, MethodType(Dispatcher._call_auto, self))
+                self.__class__ = Dispatcher   # type: ignore[assignment]
+        return self  # type: ignore[return-value]
+
+    # No __getattr__ to make it whole on demand: a class with one gets no specialised attribute
+    # reads (Shim.__call__ makes ~10 per call). What reaches past the cold phase asks for
+    # `materialise` itself: became_hot, _call_auto, cold_target, dispatcher_of, forwarding.
+
+    def became_hot(self, args: "tuple | None", kwargs: "dict | None") -> None:
+        self.materialise().became_hot(args, kwargs)     # (Dispatcher has its own)
+
+    def _call_auto(self, *args: "Any", **kwargs: "Any") -> "Any":
+        # The shim's fallback until materialise puts the Dispatcher's own in its place.
+        return self.materialise()._call_auto(*args, **kwargs)
+
+    def cold_target(self, args: tuple, kwargs: dict) -> "Callable":
+        """What a cold call runs: counting tier 0 (runtime.osr) when the function has loops
+        and the call binds plainly, else the original function (see runtime.watch)."""
+        c = self.counting
+        if c is None:                     # the first cold call: is there a loop to watch?
+            c = self.counting = "watching" if has_loops(self.py_func.__code__) else False
+        if c == "watching":
+            watch = _config.watch_seconds
+            if watch is None or self.longest_cold < watch:
+                return self.py_func
+            c = self.materialise()._start_counting()
+        if (c is False or c == "building" or kwargs or len(args) != self._nparams
+                or not _unchanged(self.py_func, c.free)):
+            return self.py_func
+        return c.tier0
+
+    def observe(self, args: tuple) -> None:
+        """Add a cold call's arguments to the value profile (sampled by the shim)."""
+        prof = self.profile
+        if len(args) != self._nparams:
+            return
+        if prof is None:
+            self.profile = [a if bakeable(a) else VARIES for a in args]
+        else:
+            constant = False
+            for i, a in enumerate(args):
+                p = prof[i]
+                if p is not VARIES:
+                    if same_value(a, p):
+                        constant = True
+                    else:
+                        prof[i] = VARIES
+            if not constant:
+                self.profile = False
+        self.observed += 1
+
+    def __repr__(self) -> str:
+        return f"<tierjit dispatcher {self.__qualname__}>"
 
 
-def _upgrader() -> "Any":
-    """The upgrade function (made with the entry type, backends/stencils/shared_ir.py)."""
-    global _upgrade_fn
-    if _upgrade_fn is None:
-        with _upgrade_lock:
-            if _upgrade_fn is None:
-                import ctypes
-
-                from . import entry as _entry
-                # PYFUNCTYPE: the GIL stays held for the whole call (CFUNCTYPE would drop it).
-                proto = ctypes.PYFUNCTYPE(None, ctypes.py_object, ctypes.py_object,
-                                          ctypes.c_void_p)
-                fn = proto(_entry.upgrade_address())
-                _check_live_layout()
-                _upgrade_fn = fn
-    return _upgrade_fn
+_materialise_lock = allocate_lock()
 
 
-def _check_live_layout() -> None:
-    """The field offsets of a live shim are the entry's (raises capi.LayoutError if not)."""
-    import ctypes
-
-    from . import capi
-    from . import entry as _entry
-    if not LAYOUT_OK or (SLOT_OFFSET, DISPATCHER_OFFSET, FALLBACK_OFFSET, WEAKLIST_OFFSET,
-                         BASICSIZE) != (_entry.SLOT_OFFSET, _entry.DISPATCHER_OFFSET,
-                                        _entry.FALLBACK_OFFSET, _entry.WEAKLIST_OFFSET,
-                                        _entry.BASICSIZE):
-        raise capi.LayoutError("the Shim class does not have the entry's layout")
-    d, f = object(), object()
-    s = make_shim(d, f)
-
-    def read(offset: int) -> int:
-        return ctypes.c_void_p.from_address(id(s) + offset).value or 0
-
-    if (read(SLOT_OFFSET), read(DISPATCHER_OFFSET), read(FALLBACK_OFFSET)) != (0, id(d), id(f)):
-        raise capi.LayoutError("Shim fields are not at the entry's offsets")
+def _unchanged(fn: "Callable", free: dict) -> bool:
+    from ..frontend.resolve import unchanged
+    return unchanged(fn, free)
 
 
-def install(obj: "Any", address: int) -> bool:
-    """Make `obj` (a shim or an entry) call native code at `address` from now on.
-
-    A shim is upgraded to an entry in place; an entry gets its slot stored. Returns False for
-    anything else (a Python wrapper cannot take native code)."""
-    if not isinstance(address, int) or not 0 < address < 2**64:
-        raise ValueError(f"not a code address: {address!r}")
-    from . import entry as _entry
-    if type(obj) is Shim:
-        fn = _upgrader()                  # may compile: done before taking the lock
-        tp = _entry.entry_type()
-        with _install_lock:
-            if type(obj) is Shim:
-                fn(obj, tp, address)
-                return True
-    with _install_lock:
-        if _entry.is_entry(obj):
-            _entry.set_slot(obj, address)
-            return True
+def has_loops(code: "Any") -> bool:
+    """Does the code object jump backwards (a loop)? Nested code objects are not looked at:
+    the frontend does not lower functions that define them."""
+    backward = _backward_opcodes()
+    raw = code.co_code
+    for op in backward:                   # most functions have no such byte at all (in C)
+        if op in raw:
+            return any(raw[i] in backward for i in range(0, len(raw), 2))
     return False
 
 
-def uninstall(obj: "Any") -> None:
-    """Send every call of `obj` to its fallback again (no-op for a shim)."""
-    from . import entry as _entry
-    with _install_lock:
-        if _entry.is_entry(obj):
-            _entry.reset_slot(obj)
+def _backward_opcodes() -> frozenset:
+    global _BACKWARD
+    if _BACKWARD is None:
+        if sys.version_info[:2] in ((3, 11), (3, 12)):
+            _BACKWARD = frozenset((134, 140))  # JUMP_BACKWARD(_NO_INTERRUPT): no import (~1 ms)
+        else:
+            import opcode
+            _BACKWARD = frozenset(opcode.opmap[n] for n in
+                                  ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
+                                  if n in opcode.opmap)
+    return _BACKWARD
+
+
+_BACKWARD: "frozenset | None" = None
+
+# -- the value profile's values (runtime.speculation builds on them) ----------------------------
+
+VARIES = object()     # the profile of an argument that varied (no argument is this object)
+
+
+def bakeable(value: "Any") -> bool:
+    """Can value specialisation (passes.values) compile this argument in? Exact ints within
+    64 bits, bools and floats other than NaN (which never equals itself)."""
+    t = type(value)
+    if t is int:
+        return -2**63 <= value < 2**63
+    return t is bool or t is float and value == value
+
+
+def same_value(a: "Any", b: "Any") -> bool:
+    """The same value for the entry guard: same exact type, equal, and floats bit for bit."""
+    if type(a) is not type(b) or a != b:
+        return False
+    return type(a) is not float or (a != 0.0 or str(a) == str(b))
+
+
+# -- every dispatcher, cold or whole, for tierjit.stats() ----------------------------------------
+
+# Keyed by weak reference (a weakref hashes as its referent did, and a dead one still finds its
+# entry): one callback for all, no closure per function.
+_registry: "dict[Any, None]" = {}
+
+
+def register(d: ColdDispatcher) -> None:
+    _registry[_weakref(d, _forget)] = None
+
+
+def _forget(ref: "Any") -> None:
+    _registry.pop(ref, None)
+
+
+def registered() -> "list[ColdDispatcher]":
+    """The live dispatchers, oldest first, as they are (cold or whole)."""
+    return [d for d in (r() for r in list(_registry)) if d is not None]
+
+
+def _after_fork_in_child() -> None:
+    # A thread that held the lock at fork() does not exist in the child.
+    global _materialise_lock
+    _materialise_lock = allocate_lock()
+
+
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_after_fork_in_child)

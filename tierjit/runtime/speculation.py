@@ -1,10 +1,10 @@
 """Speculation on values, and feedback from failed speculation, for a Dispatcher.
 
 Value specialisation (passes.values): the shim samples cold calls' arguments into a profile
-(`observe`); arguments that were the same int, bool or float in every sample are compiled in
-as constants in a version of their own (`_build_values`), behind an exact entry guard. A call
-with other values makes `_choose` build the generic version (the recompile event), used from
-then on; native callers always call the generic code.
+(`observe`, runtime.shim.ColdDispatcher); arguments that were the same int, bool or float in every
+sample are compiled in as constants in a version of their own (`_build_values`), behind an
+exact entry guard. A call with other values makes `_choose` build the generic version (the
+recompile event), used from then on; native callers always call the generic code.
 
 Deoptimisation feedback: a speculative guard (loop ranges, hoisted bounds checks) that keeps
 failing makes `_respeculate` build a version without that speculation, which `_replace`
@@ -15,6 +15,7 @@ Mixed into runtime.dispatch.Dispatcher.
 
 from .config import config as _config
 from .introspect import _fmt_types
+from .shim import VARIES, same_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:                       # pragma: no cover - typing only
@@ -22,29 +23,12 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
 
     from .dispatch import Specialisation
 
-_VARIES = type("Varies", (), {"__repr__": lambda self: "<varies>"})()
 RESPECULATE_AFTER = 4     # deopts at one speculative guard before a version without it
 STABLE_AFTER = 2          # sampled cold calls that must agree before a value is baked in
 
 
-def bakeable(value: "Any") -> bool:
-    """Can value specialisation (passes.values) compile this argument in? Exact ints within
-    64 bits, bools and floats other than NaN (which never equals itself)."""
-    t = type(value)
-    if t is int:
-        return -2**63 <= value < 2**63
-    return t is bool or t is float and value == value
-
-
-def _same(a: "Any", b: "Any") -> bool:
-    """The same value for the entry guard: same exact type, equal, and floats bit for bit."""
-    if type(a) is not type(b) or a != b:
-        return False
-    return type(a) is not float or (a != 0.0 or str(a) == str(b))
-
-
 def _matches(args: tuple, values: "dict[int, Any]") -> bool:
-    return all(_same(args[i], v) for i, v in values.items())
+    return all(same_value(args[i], v) for i, v in values.items())
 
 
 class Speculating:
@@ -98,27 +82,12 @@ class Speculating:
                 else:                       # no better code: keep the old version
                     self.specs[old.arg_types] = old
 
-    def observe(self, args: tuple) -> None:
-        """Add a cold call's arguments to the value profile (sampled by the shim)."""
-        prof = self.profile
-        if len(args) != self._nparams:
-            return
-        if prof is None:
-            self.profile = [a if bakeable(a) else _VARIES for a in args]
-        else:
-            for i, a in enumerate(args):
-                if prof[i] is not _VARIES and not _same(a, prof[i]):
-                    prof[i] = _VARIES
-            if all(p is _VARIES for p in prof):
-                self.profile = False
-        self.observed += 1
-
     def _stable_values(self, args: tuple) -> "dict[int, Any] | None":
         """Arguments that were the same in every sampled cold call and are again now."""
         prof = self.profile
         if not prof or self.observed < STABLE_AFTER or not _config.specialise_values:
             return None
-        values = {i: p for i, p in enumerate(prof) if p is not _VARIES and _same(args[i], p)}
+        values = {i: p for i, p in enumerate(prof) if p is not VARIES and same_value(args[i], p)}
         return values or None
 
     def _choose(self, spec: "Specialisation", args: tuple) -> "Specialisation | None":
@@ -139,7 +108,7 @@ class Speculating:
             if vs.reason is None and vs.gave_up is None and _matches(args, vs.values):
                 return None
             from .events import record
-            miss = [i for i, v in vs.values.items() if not _same(args[i], v)]
+            miss = [i for i, v in vs.values.items() if not same_value(args[i], v)]
             if miss:
                 name = self.py_func.__code__.co_varnames[miss[0]]
                 why = f"argument {name} is {args[miss[0]]!r}, compiled for {vs.values[miss[0]]!r}"

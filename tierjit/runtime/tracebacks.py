@@ -27,8 +27,9 @@ def _call_path_codes() -> set:
     """The code objects a call of a jitted function passes through before the function."""
     if not _hidden:
         from .dispatch import Dispatcher
-        from .shim import Shim
-        for fn in (Shim.__call__, Dispatcher._call_auto, Dispatcher._call_now, Dispatcher.call):
+        from .shim import ColdDispatcher, Shim
+        for fn in (Shim.__call__, ColdDispatcher._call_auto, Dispatcher._call_auto,
+                   Dispatcher._call_now, Dispatcher.call):
             _hidden.add(fn.__code__)
     return _hidden
 

@@ -9,38 +9,21 @@ that now names another object), cold calls run the original function.
 
 Mixed into runtime.dispatch.Dispatcher; its state is `Dispatcher.counting`: None until the
 first cold call, "watching", "building", then an OsrEntries or False. The shim asks
-`cold_target` on every cold call, so nothing here imports the compiler until it is needed.
+`cold_target` (runtime.shim.ColdDispatcher: cold calls run without this module) on every cold
+call; once a call has taken watch_seconds, it asks `_start_counting` here.
 """
 
-import sys
 from time import perf_counter as _clock
 
 from .config import config as _config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:                       # pragma: no cover - typing only
-    from collections.abc import Callable
     from typing import Any
 
 
 class Watching:
-    """The watch policy of a Dispatcher (see the module docstring)."""
-
-    def cold_target(self, args: tuple, kwargs: dict) -> "Callable":
-        """What a cold call runs: counting tier 0 (runtime.osr) when the function has loops
-        and the call binds plainly, else the original function."""
-        c = self.counting
-        if c is None:                     # the first cold call: is there a loop to watch?
-            c = self.counting = "watching" if _has_loops(self.py_func.__code__) else False
-        if c == "watching":
-            watch = _config.watch_seconds
-            if watch is None or self.longest_cold < watch:
-                return self.py_func
-            c = self._start_counting()
-        if (c is False or c == "building" or kwargs or len(args) != self._nparams
-                or not _unchanged(self.py_func, c.free)):
-            return self.py_func
-        return c.tier0
+    """The watch policy of a Dispatcher, past its first decisions (see the module docstring)."""
 
     def _start_counting(self) -> "Any":
         """A cold call of a function with loops has taken config.watch_seconds: lower it to
@@ -98,32 +81,3 @@ class _Counting:
         finally:
             if d.counting == "building":
                 d.counting = False
-
-
-def _has_loops(code) -> bool:
-    """Does the code object jump backwards (a loop)? Nested code objects are not looked at:
-    the frontend does not lower functions that define them."""
-    backward = _backward_opcodes()
-    raw = code.co_code
-    return any(raw[i] in backward for i in range(0, len(raw), 2))
-
-
-def _backward_opcodes() -> frozenset:
-    global _BACKWARD
-    if _BACKWARD is None:
-        if sys.version_info[:2] in ((3, 11), (3, 12)):
-            _BACKWARD = frozenset((134, 140))  # JUMP_BACKWARD(_NO_INTERRUPT): no import (~1 ms)
-        else:
-            import opcode
-            _BACKWARD = frozenset(opcode.opmap[n] for n in
-                                  ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
-                                  if n in opcode.opmap)
-    return _BACKWARD
-
-
-_BACKWARD: "frozenset | None" = None
-
-
-def _unchanged(fn, free: dict) -> bool:
-    from ..frontend.resolve import unchanged
-    return unchanged(fn, free)

@@ -363,6 +363,109 @@ def test_upgraded_shim_is_collected():
     assert r() is None
 
 
+# -- the cold dispatcher (runtime.shim.ColdDispatcher) --------------------------------------------
+
+def test_decorating_and_cold_calls_do_not_import_the_dispatcher(tmp_path):
+    out = run_python("""
+        import sys, tierjit
+        @tierjit.jit
+        def f(x, y=1):
+            return x + y
+        @tierjit.jit
+        def loops(n):
+            s = 0
+            for i in range(n):
+                s += i
+            return s
+        assert [f(i) for i in range(10)] + [f(1, y=2)] == list(range(1, 11)) + [3]
+        assert loops(5) == 10
+        seen = (f.__name__, f.__qualname__, f.__module__, f.calls, repr(f), f.__wrapped__)
+        d = f.__tierjit_dispatcher__
+        print(type(d).__name__, "tierjit.runtime.dispatch" in sys.modules)
+        tierjit.explain(f)                   # needs all of a Dispatcher: made one in place
+        print(type(f.__tierjit_dispatcher__).__name__, f.__tierjit_dispatcher__ is d)
+        """, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["ColdDispatcher", "False", "Dispatcher", "True"]
+
+
+def _twice(x):
+    return 2 * x
+
+
+def test_a_cold_dispatcher_becomes_the_dispatcher_it_stands_for():
+    """Materialised after some cold calls, it is what a Dispatcher made at decoration would be
+    after the same calls: counters, value profile, watch state, explain text."""
+    from tierjit.runtime.dispatch import Dispatcher
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        f = tierjit.jit(_twice)
+        made = Dispatcher(_twice)
+        for x in (1, 2, 3):
+            assert f(x) == made.entry(x) == 2 * x
+        cold = f.__tierjit_dispatcher__
+        assert type(cold) is shim.ColdDispatcher and cold.calls == 3
+        d = dispatcher_of(f)
+        assert d is cold and type(d) is Dispatcher and d.entry is f
+        assert f.__tierjit_fallback__ == d._call_auto      # the Dispatcher's own from now on
+        state = ("calls", "cold", "bypass", "counting", "profile", "observed", "tier",
+                 "__name__", "__qualname__", "__doc__", "__module__", "_nparams", "_simple_sig")
+        assert {k: getattr(d, k) for k in state} == {k: getattr(made, k) for k in state}
+        assert tierjit.explain(f) == tierjit.explain(made.entry)
+        assert f(4) == 8 and d.calls == 4
+
+
+def test_reads_writes_and_dir_past_the_cold_state_make_it_whole():
+    for use in (lambda f: f.specs == {}, lambda f: callable(f.inspect),
+                lambda f: setattr(f, "tag", 1) or f.tag == 1, lambda f: "inspect" in dir(f)):
+        f = tierjit.jit(_twice)
+        assert type(f.__tierjit_dispatcher__) is shim.ColdDispatcher
+        assert use(f)
+        assert type(f.__tierjit_dispatcher__).__name__ == "Dispatcher"
+    f = tierjit.jit(_twice)
+    with pytest.raises(AttributeError):
+        f.no_such_attribute                  # noqa: B018 - a Dispatcher lacks it too
+
+
+def test_a_cold_function_that_gets_hot_keeps_its_objects():
+    with tierjit.config.override(hot_calls=2, background=False):
+        f = tierjit.jit(_poly)
+        d = f.__tierjit_dispatcher__
+        results = [f(float(i)) for i in range(4)]
+    assert results == [_poly(float(i)) for i in range(4)]
+    assert entry.is_entry(f) and f.__tierjit_dispatcher__ is d
+    assert type(d).__name__ == "Dispatcher" and d.entry is f
+
+
+def test_stats_lists_cold_functions():
+    def only_cold(x):
+        return x
+
+    f = tierjit.jit(only_cold)
+    f(1)
+    mine = [c for name, c in tierjit.stats()["functions"].items()
+            if name.startswith(only_cold.__qualname__)]
+    assert len(mine) == 1 and mine[0]["calls"] == 1 and not mine[0]["hot"]
+
+
+def test_threads_make_one_dispatcher():
+    import threading
+    f = tierjit.jit(_twice)
+    barrier = threading.Barrier(8)
+    got = []
+
+    def whole():
+        barrier.wait()
+        got.append(dispatcher_of(f))
+
+    threads = [threading.Thread(target=whole) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(d) for d in got}) == 1 and got[0] is f.__tierjit_dispatcher__
+    assert f.__tierjit_fallback__ == got[0]._call_auto and f(3) == 6
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_fork_while_a_build_is_queued(tmp_path):
     out = run_python("""
