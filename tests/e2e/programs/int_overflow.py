@@ -1,5 +1,7 @@
 """Integers that leave 64 bits: results must be the exact big ints CPython computes."""
 
+import numpy as np
+
 from ..harness import program
 from .values import I64_MAX, I64_MIN, each, pairs
 
@@ -121,4 +123,15 @@ PROGRAMS = [
                 total += acc & 0xFFFF
             return acc, total
         """, each(0, 5, 39, 40, 41, 80)),
+    program("ovf_numpy_shift_past_width", """
+        @jit
+        def f(x, y, n):
+            # the shift's result feeds a deferred overflow check: a shift by the width or
+            # more must not poison it (it segfaulted)
+            a = (x >> 64) + pow(0, y * y)
+            b = (x >> n) + y * y
+            c = (x << n) - y * y
+            return a, b, c
+        """, [(np.int64(I64_MIN), I64_MAX, 1), (np.int64(I64_MIN), 2**31, 64),
+              (np.int64(5), 3, 70), (np.int64(-7), 2**62, 63), (np.int64(9), -3, 2)]),
 ]

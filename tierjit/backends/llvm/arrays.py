@@ -120,7 +120,9 @@ class ArrayOps:
                 else self.emit(f"fcmp oge double {x}, {fconst(lo)}")
             b = self.emit(f"fcmp olt double {x}, {fconst(hi)}")
             self.deopt_unless(self.emit(f"and i1 {a}, {b}"))
-            return self.emit(f"{'fptosi' if dst.signed else 'fptoui'} double {x} to i{dst.bits}")
+            # frozen: out of range it is poison, and the guard may be deferred (scalar.to_int)
+            r = self.emit(f"{'fptosi' if dst.signed else 'fptoui'} double {x} to i{dst.bits}")
+            return self.emit(f"freeze i{dst.bits} {r}")
         if dst.cls == "float":
             if src.cls == "float":
                 if src.bits > dst.bits:

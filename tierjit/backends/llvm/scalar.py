@@ -211,8 +211,7 @@ class ScalarOps:
             return self.emit(f"extractvalue {{i64, i1}} {pair}, 0")
         if op is Op.LSHIFT:
             if wraps:
-                self.deopt_unless(self.emit(f"icmp ult {it} {b}, {bits}"))
-                return self.emit(f"shl {it} {a}, {b}")
+                return self.np_shift("shl", a, b, it, bits)
             small = self.emit(f"icmp ult {it} {b}, {bits}")
             bb = self.emit(f"select i1 {small}, {it} {b}, {it} 0")
             r = self.emit(f"shl {it} {a}, {bb}")
@@ -226,13 +225,21 @@ class ScalarOps:
             return self.emit(f"select i1 {small}, {it} {r}, {it} 0")
         if op is Op.RSHIFT:
             if wraps:
-                self.deopt_unless(self.emit(f"icmp ult {it} {b}, {bits}"))
-                return self.emit(f"{'ashr' if signed else 'lshr'} {it} {a}, {b}")
+                return self.np_shift("ashr" if signed else "lshr", a, b, it, bits)
             self.deopt_if(self.emit(f"icmp slt {it} {b}, 0"))
             big = self.emit(f"icmp uge {it} {b}, {bits}")
             bb = self.emit(f"select i1 {big}, {it} {bits - 1}, {it} {b}")
             return self.emit(f"ashr {it} {a}, {bb}")
         return None
+
+    def np_shift(self, shift: str, a: str, b: str, it: str, bits: int) -> str:
+        """A NumPy integer shift by b in [0, bits); other amounts deoptimise (NumPy's own
+        rules, in tier 0). The shift is by an amount clamped into range: the guard may be
+        deferred past it, and LLVM's shift by `bits` or more is poison, which reaching the
+        guard's branch would make undefined behaviour."""
+        small = self.emit(f"icmp ult {it} {b}, {bits}")
+        self.deopt_unless(small)
+        return self.emit(f"{shift} {it} {a}, {self.emit(f'select i1 {small}, {it} {b}, {it} 0')}")
 
     def neg_wrap(self, a: str, it: str) -> str:
         return self.emit(f"sub {it} 0, {a}")
@@ -396,7 +403,9 @@ class ScalarOps:
             lo = self.emit(f"fcmp oge double {x}, {fconst(-2.0 ** 63)}")
             hi = self.emit(f"fcmp olt double {x}, {fconst(2.0 ** 63)}")
             self.deopt_unless(self.emit(f"and i1 {lo}, {hi}"))
-            return self.emit(f"fptosi double {x} to i64")
+            # frozen: NaN or a value out of range converts to poison, and the guard may be
+            # deferred past uses whose conditions are or-ed into its branch (deopt.py)
+            return self.emit(f"freeze i64 {self.emit(f'fptosi double {x} to i64')}")
         return None
 
     def to_float(self, a: str, ta: Scalar) -> str | None:
