@@ -208,6 +208,39 @@ def test_value_guard_is_exact(first, then):
         assert repr(f(first, 4)) == repr(sign_of(first, 4))
 
 
+@tierjit.jit
+def count_sevens(n, d):
+    if n <= 0:
+        return d
+    if n == 7:
+        return count_sevens(n - 1, d + 1)
+    return count_sevens(n - 1, d)
+
+
+@tierjit.jit
+def doubling(n, big):
+    if big:
+        return n
+    if n > 2**62:
+        return -1
+    return doubling(n * 2, n > 1000)
+
+
+@pytest.mark.parametrize(("f", "warm", "then"), [(count_sevens, ((5, 0), 0), ((10, 0), 1)),
+                                                 (doubling, ((1, False), 2048),
+                                                  ((3, False), 3072))])
+def test_value_specialised_recursion_calls_the_generic_version(f, warm, then):
+    """The value-specialised version's own recursive calls pass other values: they must
+    not go to its own code, which has the values compiled in (count_sevens(10, 0) gave 0,
+    doubling(1, False) 2**63)."""
+    with tierjit.config.override(**HOT_SOON):
+        for _ in range(10):
+            assert f(*warm[0]) == warm[1]
+        assert "value-specialised" in tierjit.explain(f), tierjit.explain(f)
+        assert f(*warm[0]) == warm[1]
+        assert f(*then[0]) == then[1]
+
+
 def test_watching_starts_after_a_cold_call_of_watch_seconds():
     """A function with loops runs as CPython until one of its cold calls has taken
     watch_seconds; cheap calls never pay for lowering it."""

@@ -158,8 +158,9 @@ class CallOps:
     def call_jit(self, ins: Instr, a: list[str], ts: list[Type], rt: Type) -> str | None:
         callee = ins.attr
         key = tuple(ts)
-        if callee is self.dispatcher and key == self.spec.arg_types:
-            fp = f"@{self.name}_core"
+        if callee is self.dispatcher and key == self.spec.arg_types and not self.spec.values:
+            fp = f"@{self.name}_core"       # (a value-specialised version's own self-calls
+            # pass other values: they go to the generic version, below)
         else:
             spec = callee.specs.get(key)
             if spec is None or (spec.native is None and spec.core_cell is None):
