@@ -98,14 +98,17 @@ class Sampler:
         (tier-0 code appears as functions are compiled)."""
         now = time.perf_counter()
         if now - self._codes_at > 0.05:
-            from ..runtime.dispatch import dispatchers
+            from ..runtime.shim import registered
             codes = {}
-            for d in dispatchers():
+            # the dispatchers as they are, cold ones too: a signal handler must not make one
+            # whole (it may have interrupted that very thing, which holds its lock)
+            for d in registered():
                 name = d.__qualname__
                 codes[d.py_func.__code__] = (name, "python")
                 counting = getattr(getattr(d, "counting", None), "tier0", None)
-                for f in [counting] + [s.tier0 for s in list(d.specs.values())] + \
-                        [r for s in list(d.specs.values()) for r in list(s.resumes.values())]:
+                specs = list(getattr(d, "specs", {}).values())
+                for f in [counting] + [s.tier0 for s in specs] + \
+                        [r for s in specs for r in list(s.resumes.values())]:
                     code = getattr(f, "__code__", None)
                     if code is not None:
                         codes[code] = (name, "interp")
