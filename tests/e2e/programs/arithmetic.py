@@ -133,4 +133,9 @@ PROGRAMS = [
         def f(a, b):
             return a // b
         """, [(1j, 2), (3, 1j)]),
+    program("complex_constants", """
+        @jit
+        def f(x):
+            return x + 1j, x * 2.5j - 1
+        """, each(1.5, 2, True, -0.0)),
 ]

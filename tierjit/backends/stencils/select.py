@@ -564,11 +564,12 @@ def _const_words(c, t: Type) -> list[int]:
             return [struct.unpack("<q", struct.pack("<d", float(c)))[0]]
         if t.py is type(None):
             return []
-        v = int(c)
-        if not -2**63 <= v < 2**63:
-            raise Unsupported(f"the constant {c!r} (beyond 64 bits)")
-        return [v]
-    raise Unsupported(f"a constant of type {t}")
+        if t.py in (int, bool) or fr.is_np_int(t):
+            v = int(c)
+            if not -2**63 <= v < 2**63:
+                raise Unsupported(f"the constant {c!r} (beyond 64 bits)")
+            return [v]
+    raise Unsupported(f"a constant of type {t}")      # complex, for one
 
 
 def _inline_copy(ins: Instr) -> Function | None:
