@@ -9,8 +9,9 @@ a runaway recursion with RecursionError.
 The baseline tier adds up the frames of its running calls in its code arena
 (codemem.Arena.active): its frames hold every value of a function, so their size varies
 most, and they may take NATIVE_STACK bytes. The LLVM tier passes the nesting in a register,
-as a last argument of every core: the *depth word*, whose low 32 bits are the native calls below this one and whose high 32 bits are the
-part of them made before the native code was entered (its base). A counter in memory would
+as a last argument of every core: the *depth word*, whose low 32 bits are the native calls
+below this one and whose high 32 bits are the part of them made before the native code was
+entered (its base). A counter in memory would
 chain every call to the one before through a store and a load (fib ran 2.7 times slower).
 Code that calls into Python, which may call native code again, first adds the calls it
 nested itself (low minus base) to PUBLISHED, and takes them off after; an entry from Python

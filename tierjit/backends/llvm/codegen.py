@@ -14,8 +14,8 @@ Every instruction that can leave the fast path has a frame state (`ir.liveness`)
 failing guard, core hands the frame state's live values, raw, to a shared helper that boxes
 them and calls the specialisation's resume function — tier-0 Python generated from the same
 IR, starting before that instruction — and returns its result as status 2. Operations not
-lowered natively call the Python function they stand for (status 2 on a surprising result type, a deopt if it raises),
-so the native tier covers every typed program and stays exact.
+lowered natively call the Python function they stand for (status 2 on a surprising result
+type, a deopt if it raises), so the native tier covers every typed program and stays exact.
 """
 
 from __future__ import annotations

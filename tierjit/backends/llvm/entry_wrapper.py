@@ -11,13 +11,12 @@ slow path for the public entry object, tier 0 for a specialisation's own entry o
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import struct
 
 from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, TupleT, Type
-from .. import nesting
+from .deopt import published
 from .lltypes import ll
 
 
@@ -50,7 +49,7 @@ def entry_function(core, name: str) -> str:
     pair_t = f"{{i32, {ret_ll}}}"
     # the depth word (backends/nesting.py): the native calls published by the code that
     # called into Python, which called this entry, are its base
-    base = g.emit(f"load i64, ptr {g.addr(ctypes.addressof(nesting.PUBLISHED))}")
+    base = g.emit(f"load i64, ptr {published()}")
     depth = g.emit(f"or i64 {g.emit(f'shl i64 {base}, 32')}, {base}")
     args += [f"ptr {objout}", f"i64 {depth}"]
     pair = g.emit(f"call {pair_t} @{name}_core({', '.join(args)})")

@@ -19,13 +19,13 @@ from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import Op
 from ...ir.verifier import dominators, predecessors
 from ...passes.ranges import arith, within_i64
-from ...types.lattice import ArrayT, Scalar, TupleT, Type
+from ...types.lattice import Scalar, TupleT, Type
 from . import frame as fr, library
 from .emit import Label, Stub
 from .kinds import _CMP, _CMP_V, _NO_SHARE_V, _is_float, _is_int, kind, width
 from .select_ops import SIMPLE, OpSelection
 from .states import States
-from .templates import ARRAY_SLOTS, INT_NOT
+from .templates import INT_NOT
 
 OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40
 # the ops the loops below test for, bound once: on Python 3.11 `Op.X` is a Python-level
@@ -405,25 +405,10 @@ class Selection(OpSelection):
         dst = self.offset[p]
         if t == p.type:
             self.mov(off, dst, width(t))
-        elif fr.float_union(p.type) and _is_float(t):
-            self.mov(off, dst, 1)
-            self.add("mov", A=self.one if fr.is_np_float(t) else self.zero, C=dst + 8)
-        elif isinstance(p.type, ArrayT) and isinstance(t, ArrayT):
-            self.mov(off, dst, ARRAY_SLOTS)
-        elif isinstance(p.type, TupleT) and isinstance(t, TupleT):
-            for it, pt in zip(t.items, p.type.items):
-                n = width(pt)
-                if width(it) != n and not (fr.float_union(pt) and _is_float(it)):
-                    raise Unsupported(f"a {t} passed where {p.type} is expected")
-                if it == pt or width(it) == n:
-                    self.mov(off, dst, n)
-                else:
-                    self.mov(off, dst, 1)
-                    self.add("mov", A=self.one if fr.is_np_float(it) else self.zero, C=dst + 8)
-                off += 8 * width(it)
-                dst += 8 * n
-        else:
-            raise Unsupported(f"a {t} passed where {p.type} is expected")
+            return
+        for k, (src, _kind) in enumerate(self.words_as(off, t, p.type)):
+            if src != dst + 8 * k:
+                self.add("mov", A=src, C=dst + 8 * k)
 
     def branch(self, b: Block, i: int, ins: Instr, nxt, fused: Instr | None) -> None:
         """A (fused compare-and-) branch. Its final jump is to JF, dropped when JF's code
@@ -469,7 +454,7 @@ class Selection(OpSelection):
     # -- instructions ------------------------------------------------------------------------
     def ret(self, ins: Instr) -> None:
         v = ins.args[0]
-        words = self.result_words(self.offset[v], v.type, self.ret_type or v.type)
+        words = self.words_as(self.offset[v], v.type, self.ret_type or v.type)
         if len(words) > 16:
             raise Unsupported("a result of more than 16 slots")
         if len(words) == 1 and words[0][1] in ("i", "f"):
@@ -480,10 +465,10 @@ class Selection(OpSelection):
             self.add("ret_copy_ref" if sk == "o" else "ret_copy", A=src, E=8 * k)
         self.add("ret")
 
-    def result_words(self, off: int, t: Type, rt: Type) -> list[tuple[int, str]]:
-        """(slot offset, slot kind) of each word of a value of type t, held at off, returned
-        as the function's result type rt: a float where rt has float | np.float64 gets its
-        union tag from the constant table."""
+    def words_as(self, off: int, t: Type, rt: Type) -> list[tuple[int, str]]:
+        """(slot offset, slot kind) of each word of a value of type t, held at off, taken as
+        type rt (an edge's parameter, the function's result): a float where rt has
+        float | np.float64 gets its union tag from the constant table."""
         if t == rt or fr.slots(t) == fr.slots(rt):
             return [(off + 8 * k, sk) for k, sk in enumerate(fr.slots(t))]
         if fr.float_union(rt) and _is_float(t):
@@ -491,10 +476,10 @@ class Selection(OpSelection):
         if isinstance(t, TupleT) and isinstance(rt, TupleT) and len(t.items) == len(rt.items):
             words = []
             for it, pt in zip(t.items, rt.items):
-                words += self.result_words(off, it, pt)
+                words += self.words_as(off, it, pt)
                 off += 8 * width(it)
             return words
-        raise Unsupported(f"a {t} returned where {rt} is expected")
+        raise Unsupported(f"a {t} where {rt} is expected")
 
 
 def _layout(fn: Function) -> list[Block]:
