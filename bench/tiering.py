@@ -28,6 +28,7 @@ pause   The longest main-thread pause caused by the JIT: every kernel (at a smal
         made hot, so all ten compile on the compiler thread, while the main thread runs a
         heartbeat loop of ~20 us ticks; the longest gap between ticks, against the same loop with
         no JIT activity. Also tierjit.stats()["pauses"] (JIT work done on the main thread).
+        Then the same for one function of a module of ~4,500 lines.
 
 Child processes run without PYTHONDONTWRITEBYTECODE, as users run Python (bytecode cached).
 Each figure is printed as it comes; nothing is written to disk.
@@ -378,12 +379,8 @@ def heartbeat(seconds: float, until_idle: bool = False) -> tuple[float, int]:
 
 
 def child_pause(names: list[str]) -> None:
-    import gc
-
     import tierjit
     from harness import kernel as kernels
-    from tierjit.runtime import compiler
-    gc.disable()
     entries = []
     for name in names:
         k = kernels.load(name, "_pause")
@@ -392,6 +389,40 @@ def child_pause(names: list[str]) -> None:
             setattr(module, fn_name, tierjit.jit(getattr(module, fn_name)))
         scale = max(2, k.quick_scale // 100) if name != "fib" else 12
         entries.append((getattr(module, module.ENTRY), k.setup(scale)))
+    measure_pause(entries)
+
+
+# A function in a module of a few thousand lines: finding its definition must not mean
+# parsing the whole file (one C call holding the GIL for tens of milliseconds).
+BIG_FILLERS = 1500
+
+
+def big_module_source() -> str:
+    lines = ["def hot(n):", "    s = 0.0", "    for i in range(n):", "        s += i * 0.5",
+             "    return s", ""]
+    for k in range(BIG_FILLERS):
+        lines += [f"def filler{k}(a, b=({k}, '{k}')):",
+                  f"    return [x * {k} for x in range(a) if x % 3] + list(b)", ""]
+    return "\n".join(lines) + "\n"
+
+
+def child_pause_big(path: str) -> None:
+    import importlib.util
+
+    import tierjit
+    spec = importlib.util.spec_from_file_location("big_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    measure_pause([(tierjit.jit(module.hot), (100,))])
+
+
+def measure_pause(entries: list) -> None:
+    """Make every (function, args) hot at once, then tick until the compiler thread is idle."""
+    import gc
+
+    import tierjit
+    from tierjit.runtime import compiler
+    gc.disable()
     base_gap, _ = heartbeat(1.0)
     start = time.perf_counter()
     worst_call = 0.0
@@ -415,16 +446,22 @@ def child_pause(names: list[str]) -> None:
 def part_pause(names: list[str], runs: int) -> None:
     print("pause: all kernels made hot at once (small scale), compiled on the compiler thread "
           "while the main thread ticks")
-    for i in range(runs):
-        r = run_child(["_pause", ",".join(names)])
-        if "error" in r:
-            print(f"  run {i}: error: {r['error']}")
-            continue
-        print(f"  run {i}: {r['compiles']} compiles, {r['compile_s'] * 1e3:.0f} ms of compile "
-              f"work, done {r['compiling_s'] * 1e3:.0f} ms after the first hot call | longest "
-              f"gap between heartbeat ticks {r['gap'] * 1e3:.2f} ms (no JIT activity: "
-              f"{r['baseline_gap'] * 1e3:.2f} ms) | JIT work on the main thread, longest "
-              f"{r['max_pause'] * 1e3:.2f} ms", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        big = Path(tmp) / "big_module.py"
+        big.write_text(big_module_source())
+        lines = big_module_source().count("\n")
+        for label, args in ((f"{len(names)} kernels", ["_pause", ",".join(names)]),
+                            (f"one function of a {lines:,}-line module", ["_pause_big", str(big)])):
+            for i in range(runs):
+                r = run_child(args)
+                if "error" in r:
+                    print(f"  {label}, run {i}: error: {r['error']}")
+                    continue
+                print(f"  {label}, run {i}: {r['compiles']} compiles, {r['compile_s'] * 1e3:.0f} ms "
+                      f"of compile work, done {r['compiling_s'] * 1e3:.0f} ms after the first hot "
+                      f"call | longest gap between heartbeat ticks {r['gap'] * 1e3:.2f} ms (no JIT "
+                      f"activity: {r['baseline_gap'] * 1e3:.2f} ms) | JIT work on the main thread, "
+                      f"longest {r['max_pause'] * 1e3:.2f} ms", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -440,6 +477,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv and argv[0] == "_pause":
         child_pause(argv[1].split(","))
+        return 0
+    if argv and argv[0] == "_pause_big":
+        child_pause_big(argv[1])
         return 0
     parser = argparse.ArgumentParser(description=textwrap.dedent(__doc__).split("\n\n")[0])
     parser.add_argument("--parts", default="fifty,first,osr,values,warmup,pause")

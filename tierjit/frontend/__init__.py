@@ -1,5 +1,6 @@
 """Frontend: Python AST → untyped SSA IR."""
 
-from .lower import function_ast, lower
+from .lower import lower
+from .source import function_ast
 
 __all__ = ["function_ast", "lower"]

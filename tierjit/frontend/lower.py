@@ -13,18 +13,15 @@ then runs as plain CPython.
 from __future__ import annotations
 
 import ast
-import inspect
-import linecache
 import sys
-import textwrap
 from dataclasses import dataclass
 
 from ..errors import Unsupported
-from . import astlock
 from ..ir.builder import Builder
 from ..ir.nodes import Block, Function, Value
 from ..ir.ops import Op
 from .resolve import Resolved, resolve_attr, resolve_name
+from .source import function_ast
 from .ssa import SSABuilder, remove_trivial_params, remove_unreachable
 
 _BINOPS = {
@@ -44,57 +41,6 @@ ARRAY_ATTRS = frozenset({"shape", "size", "ndim", "real", "imag"})
 class _Loop:
     cont: Block        # where `continue` goes
     brk: Block         # where `break` goes
-
-
-def function_ast(pyfunc) -> ast.FunctionDef:
-    """The AST of a Python function, from its source (dedented)."""
-    src = _function_source(pyfunc)
-    if src is None:
-        try:
-            src = inspect.getsource(pyfunc)
-        except (OSError, TypeError) as e:
-            raise Unsupported("source code is not available", 0, str(e)) from None
-    tree = astlock.parse(textwrap.dedent(src))
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                node.name == pyfunc.__code__.co_name:
-            # co_firstlineno is the line of the first decorator, when there is one
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            ast.increment_lineno(tree, pyfunc.__code__.co_firstlineno - first)
-            return node
-    raise Unsupported("function definition not found in its source", 0)
-
-
-# file name -> (its lines as linecache holds them, (name, first line) -> (first, last line))
-_spans: dict[str, tuple[list[str], dict[tuple[str, int], tuple[int, int]]]] = {}
-
-
-def _function_source(pyfunc) -> str | None:
-    """The lines of pyfunc's definition, found by parsing its whole file once (positions from
-    the AST) rather than by `inspect.getsource`, which tokenizes the file from the function
-    on for every function; None when that does not find exactly it (then inspect decides)."""
-    code = getattr(pyfunc, "__code__", None)
-    if code is None:
-        return None
-    name = code.co_filename
-    linecache.checkcache(name)          # as inspect does: a file edited since is read again
-    lines = linecache.getlines(name, getattr(pyfunc, "__globals__", None))
-    if not lines:
-        return None
-    known = _spans.get(name)
-    if known is None or known[0] is not lines:
-        try:
-            tree = astlock.parse("".join(lines))
-        except (SyntaxError, ValueError):
-            return None
-        spans = {}
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                spans[(node.name, first)] = (first, node.end_lineno or node.lineno)
-        _spans[name] = known = (lines, spans)
-    span = known[1].get((code.co_name, code.co_firstlineno))
-    return None if span is None else "".join(lines[span[0] - 1:span[1]])
 
 
 def lower(pyfunc, tree: ast.FunctionDef | None = None) -> Function:

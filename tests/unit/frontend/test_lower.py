@@ -84,8 +84,8 @@ def test_lower_takes_a_given_tree():
 
 
 def test_function_ast_lines_are_file_lines():
-    tree = function_ast(dead_after_return)
-    assert tree.lineno == dead_after_return.__code__.co_firstlineno
+    tree = function_ast(range_three)
+    assert tree.lineno == range_three.__code__.co_firstlineno
     assert tree.body[1].lineno == tree.lineno + 2
 
 
