@@ -1,4 +1,4 @@
-"""All of tierjit's AST work (parsing to, and compiling from, `ast` trees) goes through here.
+"""All of tierjit's parsing to `ast` trees goes through here.
 
 CPython 3.11 keeps the AST converters' recursion-depth counter in state all threads share
 (gh-106905): two threads converting ASTs at once can fail with `SystemError: AST constructor
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import threading
-from types import CodeType
 
 AST_LOCK = threading.Lock()
 _TRIES = 4
@@ -31,8 +30,3 @@ def _retrying(f, *args):
 def parse(source: str) -> ast.Module:
     """ast.parse, safe against the race."""
     return _retrying(ast.parse, source)
-
-
-def compile_tree(tree: ast.AST, filename: str) -> CodeType:
-    """compile() of an AST, safe against the race."""
-    return _retrying(compile, tree, filename, "exec")

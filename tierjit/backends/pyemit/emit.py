@@ -31,6 +31,7 @@ from typing import Any
 from ...ir.nodes import Block, Edge, FrameState, Function, Instr, Value
 from ...ir.ops import COMPARE_OPS, PY_BINARY, PY_UNARY, Op
 from ...ir.verifier import predecessors
+from .lines import relined
 
 
 def range_len(start, stop, step) -> int:
@@ -332,24 +333,15 @@ NOT_READY = type("NotReady", (), {"__repr__": lambda self: "NOT_READY"})()
 def compile_tier0(fn: Function, entry: FrameState | None = None, name: str | None = None,
                   osr: OsrHook | None = None):
     """The Python function `_tier0` for `fn` (and entry), compiled with exec."""
-    import ast
-
-    from ...frontend import astlock
     em = _emit(fn, entry, osr)
     src, ns = "\n".join(em.lines) + "\n", em.ns
-    # Tracebacks and warnings from tier 0 name the user's file and line, as CPython does:
-    # every generated line takes the source line of the instruction it comes from.
-    tree = astlock.parse(src)
-    for node in ast.walk(tree):
-        if hasattr(node, "lineno"):
-            node.lineno = em.source_lines[node.lineno - 1]
-            node.end_lineno = em.source_lines[(node.end_lineno or node.lineno) - 1] \
-                if node.end_lineno and node.end_lineno <= len(em.source_lines) else node.lineno
-            node.end_lineno = max(node.end_lineno, node.lineno)
-    code = astlock.compile_tree(tree, fn.filename)
+    code = compile(src, fn.filename, "exec")
     exec(code, ns)
     f = ns["_tier0"]
     f.__name__ = f.__qualname__ = name or fn.name
-    f.__code__ = f.__code__.replace(co_name=f.__name__, co_qualname=f.__name__)   # tracebacks
+    # Tracebacks and warnings from tier 0 name the user's file and line, as CPython does:
+    # every generated line takes the source line of the instruction it comes from.
+    f.__code__ = relined(f.__code__, em.source_lines).replace(co_name=f.__name__,
+                                                             co_qualname=f.__name__)
     f.__tierjit_source__ = src
     return f
