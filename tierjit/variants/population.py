@@ -102,6 +102,9 @@ def plan(programs: Any) -> Plan:
     if isinstance(programs, (str, ast.AST)) or callable(programs):
         raise TypeError("evaluate: programs must be a sequence of programs or a Programs "
                         "population; wrap a single program in a list")
+    if not hasattr(programs, "__iter__"):
+        raise TypeError("evaluate: programs must be a sequence of programs or a Programs "
+                        f"population; got {type(programs).__name__}")
     from .structure import _from_tree, split_source
     groups: dict[Template, Grouped] = {}
     n = 0
@@ -240,6 +243,9 @@ def _call_rows(fn: Any, consts: list, X: np.ndarray, out: np.ndarray) -> None:
 def evaluate(programs: Any, X: Any, reduce: str | None = None, y: Any = None,
              executor: Any = None, *, threads: int | None = None) -> np.ndarray:
     """See tierjit.evaluate."""
+    if threads is not None and (type(threads) is not int or threads < 1):
+        raise ValueError(f"evaluate: threads must be an int >= 1 or None (one per core); "
+                         f"got {threads!r}")
     X, y = check_data(X, reduce, y)
     if executor is not None:
         from .executors import evaluate_on

@@ -72,6 +72,8 @@ def test_float32_constants_are_rounded_once():
     ({"y": np.zeros(3)}, ValueError, "y is needed"),
     ({"reduce": "mse", "y": np.zeros(4)}, ValueError, "y has 4 values for 3 rows"),
     ({"X": np.zeros((3, 2))}, ValueError, "takes 1 inputs, but X has 2 columns"),
+    ({"threads": 0}, ValueError, "threads must be an int >= 1 or None"),
+    ({"threads": 2.0}, ValueError, "threads must be an int >= 1 or None"),
 ])
 def test_errors(kwargs, error, message):
     args = {"X": np.zeros(3), **kwargs}
@@ -82,6 +84,8 @@ def test_errors(kwargs, error, message):
 def test_programs_need_a_sequence_and_known_kinds():
     with pytest.raises(TypeError, match="wrap a single program in a list"):
         tierjit.evaluate("def f(x):\n    return x\n", np.zeros(2))
+    with pytest.raises(TypeError, match="got int"):
+        tierjit.evaluate(3, np.zeros(2))
     with pytest.raises(TypeError, match="program 1 is a int"):
         tierjit.evaluate(["def f(x):\n    return x\n", 3], np.zeros(2))
     t = tierjit.template("def f(x):\n    return x * k\n", params="k")
