@@ -17,7 +17,8 @@ osr     One call of closest() over 10**7 elements (bench/kernels/closest.py) in 
         (another function compiled first: LLVM loaded); and the second call, with the function
         compiled. Ratios against the compiled call (issue target: <= 1.3x).
 values  Value specialisation: an LCG filling an array, whose multiplier, increment and modulus
-        are arguments, called with the same ones every time; the generic version
+        are arguments, called with the same ones every time; and 4x4 matrix products over
+        arrays of one shape (the shapes compiled in). The generic version
         (specialise_values=False) against the value-specialised one, best of 30 calls each,
         alternating, in one process (issue target: >= 1.5x).
 warmup  Warm-up curves: per kernel (quick scale) and column (CPython, tierjit's default, Numba),
@@ -271,27 +272,44 @@ def lcg_uniform(out, seed, a, c, m):
     return state
 
 
+def products_4x4(a, b, out):
+    for k in range(a.shape[0]):
+        for i in range(a.shape[1]):
+            for j in range(b.shape[2]):
+                s = 0.0
+                for m in range(a.shape[2]):
+                    s += a[k, i, m] * b[k, m, j]
+                out[k, i, j] = s
+    return out[0, 0, 0]
+
+
 def part_values(rounds: int = 3) -> None:
     import numpy as np
 
     import tierjit
-    print("values: LCG with its constants as arguments, 200,000 draws per call, best of 30")
-    out = np.empty(200_000)
-    args = (out, 12345, 1664525, 1013904223, 2**32)
-    ref = lcg_uniform(*args), out.copy()
-    for r in range(rounds):
-        best = {}
-        for values in (False, True):
-            with tierjit.config.override(hot_calls=5, hot_seconds=None, background=False,
-                                         specialise_values=values):
-                f = tierjit.jit(lcg_uniform)
-                for _ in range(10):
-                    f(*args)
-                assert f(*args) == ref[0] and (out == ref[1]).all()
-                best[values] = min(_timed(f, args) for _ in range(30))
-        print(f"  round {r}: generic {best[False] * 1e3:7.3f} ms  value-specialised "
-              f"{best[True] * 1e3:7.3f} ms  speed-up {best[False] / best[True]:5.2f}x",
-              flush=True)
+    rng = np.random.default_rng(7)
+    cases = [("LCG with its constants as arguments, 200,000 draws per call", lcg_uniform,
+              (np.empty(200_000), 12345, 1664525, 1013904223, 2**32)),
+             ("4x4 matrix products of 20,000 pairs (array shapes compiled in)", products_4x4,
+              (rng.random((20_000, 4, 4)), rng.random((20_000, 4, 4)), np.empty((20_000, 4, 4))))]
+    for title, fn, args in cases:
+        print(f"values: {title}, best of 30")
+        ref = fn(*args), [a.copy() for a in args if isinstance(a, np.ndarray)]
+        for r in range(rounds):
+            best = {}
+            for values in (False, True):
+                with tierjit.config.override(hot_calls=5, hot_seconds=None, background=False,
+                                             specialise_values=values):
+                    f = tierjit.jit(fn)
+                    for _ in range(10):
+                        f(*args)
+                    assert f(*args) == ref[0]
+                    assert all((a == b).all() for a, b in
+                               zip([a for a in args if isinstance(a, np.ndarray)], ref[1]))
+                    best[values] = min(_timed(f, args) for _ in range(30))
+            print(f"  round {r}: generic {best[False] * 1e3:7.3f} ms  value-specialised "
+                  f"{best[True] * 1e3:7.3f} ms  speed-up {best[False] / best[True]:5.2f}x",
+                  flush=True)
 
 
 def _timed(f, args) -> float:

@@ -184,8 +184,8 @@ def test_value_specialised_version_and_its_replacement():
             assert f(x, 3) == power_sum(x, 3)
         compiles = since(n, "compile", "power_sum")
         assert any("=3" in e.types and e.tier == "opt" for e in compiles), compiles
-        assert "power_sum(array(float64, 1d, C), int=3): opt (value-specialised" in \
-            tierjit.explain(f), tierjit.explain(f)
+        assert "power_sum(array(float64, 1d, C)=shape (50,), int=3): opt (value-specialised" \
+            in tierjit.explain(f), tierjit.explain(f)
         assert f(x, 5) == power_sum(x, 5)               # another value: correct, and
         assert since(n, "recompile", "power_sum")        # the generic version is built
         for k in (3, 5, 0, 7):
@@ -239,6 +239,62 @@ def test_value_specialised_recursion_calls_the_generic_version(f, warm, then):
         assert "value-specialised" in tierjit.explain(f), tierjit.explain(f)
         assert f(*warm[0]) == warm[1]
         assert f(*then[0]) == then[1]
+
+
+def row_products(a, b, out):
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            s = 0.0
+            for k in range(a.shape[1]):
+                s += a[i, k] * b[k, j]
+            out[i, j] = s
+    return out.shape[0] * 10 + out.shape[1]
+
+
+def _products(a, b):
+    out = np.full((a.shape[0], b.shape[1]), -1.0)
+    return row_products(a, b, out), out
+
+
+def test_array_shapes_are_compiled_in_and_checked():
+    rng = np.random.default_rng(3)
+    a, b = rng.random((4, 3)), rng.random((3, 2))
+    n = len(events.events())
+    with tierjit.config.override(**HOT_SOON):
+        f = tierjit.jit(row_products)
+        for _ in range(10):
+            out = np.full((4, 2), -1.0)
+            assert f(a, b, out) == 42 and np.array_equal(out, _products(a, b)[1])
+        assert ("row_products(array(float64, 2d, C)=shape (4, 3), array(float64, 2d, C)="
+                "shape (3, 2), array(float64, 2d, C)=shape (4, 2)): opt (value-specialised") \
+            in tierjit.explain(f), tierjit.explain(f)
+        for x in (a[1:], a[::-1].copy(), a):
+            out = np.full((x.shape[0], 2), -1.0)
+            assert f(x, b, out) == _products(x, b)[0] and np.array_equal(out, _products(x, b)[1])
+        recompiles = since(n, "recompile", "row_products")
+        assert recompiles and "argument a is shape (3, 3), compiled for shape (4, 3)" in \
+            recompiles[0].detail["reason"], recompiles
+
+
+def test_a_dimension_of_one_with_any_stride():
+    """NumPy calls an array C-contiguous whatever the stride of a dimension of 1: a (1, 3)
+    view of a wider array has a row stride of 9 elements, a compact one of 3. The version
+    compiled for compact (1, 3) arrays reads the view's own elements."""
+    rng = np.random.default_rng(4)
+    b = rng.random((3, 2))
+    wide = rng.random((4, 9))
+    view = wide[1:2, :3]
+    assert view.flags.c_contiguous and view.strides[0] == 72
+    with tierjit.config.override(**HOT_SOON):
+        f = tierjit.jit(row_products)
+        for _ in range(10):
+            x = rng.random((1, 3))
+            out = np.full((1, 2), -1.0)
+            assert f(x, b, out) == 12 and np.array_equal(out, _products(x, b)[1])
+        assert "=shape (1, 3)" in tierjit.explain(f), tierjit.explain(f)
+        out = np.full((1, 2), -1.0)
+        assert f(view, b, out) == 12 and np.array_equal(out, _products(view, b)[1])
+        assert "value-specialised" in tierjit.explain(f)       # still the version in use
 
 
 def test_watching_starts_after_a_cold_call_of_watch_seconds():

@@ -7,7 +7,11 @@ value takes the generic path). Constant folding, range analysis and LLVM then ge
 counts, folded branches and unrolled loops. The argument stays a parameter, so the version
 has the function's signature; only its uses change. Which values qualify (exact int within 64
 bits, bool, float other than NaN) is decided by the dispatcher's profile
-(runtime.shim.bakeable), which must not import the IR on a cold call.
+(runtime.shim.profiled), which must not import the IR on a cold call.
+
+An array that always had the same shape (a runtime.shim.Shape in `values`) stays an argument
+here: the LLVM tier compiles its dimensions in, and its entry checks them
+(backends/llvm/codegen.py, entry_wrapper.py).
 
 Analogue: the value profiling and constant specialisation of HotSpot's and V8's optimising
 compilers.
@@ -19,6 +23,8 @@ from typing import Any
 
 from ..ir.nodes import Function, Instr
 from ..ir.ops import Op
+from ..runtime.shim import Shape
+
 
 def bake_values(fn: Function, values: dict[int, Any]) -> Function:
     """Replace every use of argument i by the constant values[i] (a typed CONST in the entry
@@ -27,6 +33,8 @@ def bake_values(fn: Function, values: dict[int, Any]) -> Function:
     subst = {}
     consts = []
     for i, c in sorted(values.items()):
+        if type(c) is Shape:
+            continue
         p = entry.params[i]
         v = fn.new_value(p.name)
         v.type = p.type

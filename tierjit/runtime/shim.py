@@ -299,7 +299,7 @@ class ColdDispatcher:
         if len(args) != self._nparams:
             return
         if prof is None:
-            self.profile = [a if bakeable(a) else VARIES for a in args]
+            self.profile = [profiled(a) for a in args]
         else:
             constant = False
             for i, a in enumerate(args):
@@ -356,17 +356,40 @@ _BACKWARD: "frozenset | None" = None
 VARIES = object()     # the profile of an argument that varied (no argument is this object)
 
 
-def bakeable(value: "Any") -> bool:
-    """Can value specialisation (passes.values) compile this argument in? Exact ints within
-    64 bits, bools and floats other than NaN (which never equals itself)."""
+class Shape(tuple):
+    """The profile of an argument that was a NumPy array of this shape in every sampled call:
+    value specialisation compiles its dimensions in (backends/llvm/codegen.py)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"shape {tuple.__repr__(self)}"
+
+
+def _is_ndarray(t: type) -> bool:
+    return t.__name__ == "ndarray" and t.__module__ == "numpy"   # without importing NumPy
+
+
+def profiled(value: "Any") -> "Any":
+    """What the value profile keeps of an argument: the value itself where value
+    specialisation (passes.values) can compile it in — an exact int within 64 bits, a bool, a
+    float other than NaN (which never equals itself) —, the Shape of a NumPy array with
+    dimensions, else VARIES."""
     t = type(value)
     if t is int:
-        return -2**63 <= value < 2**63
-    return t is bool or t is float and value == value
+        return value if -2**63 <= value < 2**63 else VARIES
+    if t is bool or t is float and value == value:
+        return value
+    if _is_ndarray(t) and value.ndim:
+        return Shape(value.shape)
+    return VARIES
 
 
 def same_value(a: "Any", b: "Any") -> bool:
-    """The same value for the entry guard: same exact type, equal, and floats bit for bit."""
+    """Does argument `a` have the profiled value `b`, as the entry guard checks it: the same
+    exact type, equal, and floats bit for bit; or an array of the Shape `b`."""
+    if type(b) is Shape:
+        return _is_ndarray(type(a)) and a.shape == b
     if type(a) is not type(b) or a != b:
         return False
     return type(a) is not float or (a != 0.0 or str(a) == str(b))

@@ -1,10 +1,11 @@
 """Speculation on values, and feedback from failed speculation, for a Dispatcher.
 
 Value specialisation (passes.values): the shim samples cold calls' arguments into a profile
-(`observe`, runtime.shim.ColdDispatcher); arguments that were the same int, bool or float in every
-sample are compiled in as constants in a version of their own (`_build_values`), behind an
-exact entry guard. A call with other values makes `_choose` build the generic version (the
-recompile event), used from then on; native callers always call the generic code.
+(`observe`, runtime.shim.ColdDispatcher); arguments that were the same int, bool or float in
+every sample, and the dimensions of arrays that had the same shape, are compiled in as
+constants in a version of their own (`_build_values`), behind an exact entry guard. A call
+with other values makes `_choose` build the generic version (the recompile event), used from
+then on; native callers always call the generic code.
 
 Deoptimisation feedback: a speculative guard (loop ranges, hoisted bounds checks) that keeps
 failing makes `_respeculate` build a version without that speculation, which `_replace`
@@ -15,7 +16,7 @@ Mixed into runtime.dispatch.Dispatcher.
 
 from .config import config as _config
 from .introspect import _fmt_types
-from .shim import VARIES, same_value
+from .shim import VARIES, Shape, same_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:                       # pragma: no cover - typing only
@@ -110,8 +111,12 @@ class Speculating:
             from .events import record
             miss = [i for i, v in vs.values.items() if not same_value(args[i], v)]
             if miss:
-                name = self.py_func.__code__.co_varnames[miss[0]]
-                why = f"argument {name} is {args[miss[0]]!r}, compiled for {vs.values[miss[0]]!r}"
+                i = miss[0]
+                name = self.py_func.__code__.co_varnames[i]
+                now = args[i]
+                if type(vs.values[i]) is Shape:
+                    now = Shape(now.shape) if hasattr(now, "shape") else type(now).__name__
+                why = f"argument {name} is {now!r}, compiled for {vs.values[i]!r}"
             else:
                 why = f"the value version is not used: {vs.gave_up or vs.reason}"
             record("recompile", self.__qualname__, _fmt_types(spec.arg_types), "opt",

@@ -11,6 +11,7 @@ import textwrap
 import weakref
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tierjit
@@ -490,3 +491,19 @@ def test_fork_while_a_build_is_queued(tmp_path):
         """, tmp_path, TIERJIT_HOT_CALLS="1")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "child 0", out.stdout + out.stderr
+
+
+def test_the_value_profile_keeps_values_and_array_shapes():
+    from tierjit.runtime.shim import VARIES, Shape, profiled, same_value
+
+    class HasShape:
+        shape = (3,)
+
+    assert profiled(7) == 7 and profiled(2**63) is VARIES and profiled(float("nan")) is VARIES
+    assert profiled(np.float64(1.0)) is VARIES and profiled(np.array(2.0)) is VARIES  # 0-d
+    assert profiled(np.ones((2, 3))) == (2, 3) and type(profiled(np.ones((2, 3)))) is Shape
+    assert profiled(HasShape()) is VARIES and profiled([1, 2, 3]) is VARIES
+    assert same_value(np.zeros(3, dtype=np.int8), Shape((3,)))
+    assert not same_value(np.zeros(4), Shape((3,)))
+    assert not same_value(HasShape(), Shape((3,))) and not same_value((3,), Shape((3,)))
+    assert repr(Shape((2, 3))) == "shape (2, 3)"

@@ -32,6 +32,7 @@ from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import BINARY_OPS, COMPARE_OPS, Op
 from ...ir.verifier import dominators, reverse_postorder
 from ...passes.ranges import I64, arith, within_i64
+from ...runtime.shim import Shape
 from ...types.lattice import BOOL, INT, Scalar, TupleT, Type, UnionT, members
 from .. import nesting
 from ..pure_callees import inline_body
@@ -256,6 +257,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         head = (f"define {self.ret_pair} @{self.name}_core("
                 f"{', '.join(params + ['ptr %objout', 'i64 %depth'])})")
         self.lines.append("entry:")
+        self.bake_shapes()
         self.owned = self.alloca("ptr")
         self.emit_void(f"store ptr null, ptr {self.owned}")
         self.poll_count = self.alloca("i32")
@@ -286,8 +288,9 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
                 continue                      # generated as selects (selects.py)
             self.start(f"b{b.id}")
             self.block_start[b] = len(self.lines)
-            for p in b.params:
-                self.vals[p] = f"%v{p.id}"
+            if b is not self.fn.entry:          # the entry's are the arguments, set above
+                for p in b.params:
+                    self.vals[p] = f"%v{p.id}"
             region = 0
             self.undo = []
             self.cur_region = self.region_of.get(b)
@@ -321,6 +324,28 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
                 body.append(line)
         body[1:1] = self.allocas
         return head + " {\n" + "\n".join(body) + "\n}\n" + f"; returns {ret_ll}\n"
+
+    def bake_shapes(self) -> None:
+        """A value-specialised version's arrays that always had one shape (runtime.shim.Shape,
+        checked by its entry: entry_wrapper.py) have these dimensions as constants, and the
+        strides that follow from them when C-contiguous: known trip counts and addresses,
+        bounds checks LLVM can decide, loops it can unroll. (A dimension of 1 may have any
+        stride in NumPy; its only index is 0, so the address is the same.)"""
+        values = getattr(self.spec, "values", None) or {}
+        for i, p in enumerate(self.fn.entry.params):
+            shape = values.get(i)
+            if type(shape) is not Shape:
+                continue
+            t, v = p.type, self.vals[p]
+            for d, n in enumerate(shape):
+                v = self.emit(f"insertvalue {ll(t)} {v}, i64 {n}, 1, {d}")
+            if t.layout == "C":
+                import numpy as np
+                stride = np.dtype(t.dtype).itemsize
+                for d in reversed(range(len(shape))):
+                    v = self.emit(f"insertvalue {ll(t)} {v}, i64 {stride}, 2, {d}")
+                    stride *= shape[d]
+            self.vals[p] = v
 
     @property
     def ret_pair(self) -> str:

@@ -4,7 +4,8 @@
 
 It accepts exactly the argument types of its specialisation (checked as `type_of_value`
 checks them) — and, for a value-specialised version (passes.values), exactly the argument
-values it was compiled for, compared bit for bit — calls the core, and boxes the result. Anything else — another arity,
+values it was compiled for, compared bit for bit, and the shapes of arrays whose dimensions
+it compiled in — calls the core, and boxes the result. Anything else — another arity,
 keywords, another type, an int beyond 64 bits — goes to `self->fallback`: the dispatcher's
 slow path for the public entry object, tier 0 for a specialisation's own entry object.
 """
@@ -15,6 +16,7 @@ import itertools
 import struct
 
 from ...runtime import entry as entry_mod
+from ...runtime.shim import Shape
 from ...types.lattice import ArrayT, TupleT, Type
 from .deopt import published
 from .lltypes import ll
@@ -80,7 +82,14 @@ def entry_function(core, name: str) -> str:
 
 
 def _same_value(g, v: str, ll_type: str, value) -> str:
-    """i1: the unboxed argument v is the baked-in value (floats bit for bit: -0.0 is not 0.0)."""
+    """i1: the unboxed argument v is the baked-in value (floats bit for bit: -0.0 is not 0.0),
+    or an array of the baked-in shape."""
+    if type(value) is Shape:
+        ok = "true"
+        for d, n in enumerate(value):
+            dim = g.emit(f"extractvalue {ll_type} {v}, 1, {d}")
+            ok = g.emit(f"and i1 {ok}, {g.emit(f'icmp eq i64 {dim}, {n}')}")
+        return ok
     if ll_type == "double":
         bits = struct.unpack("<q", struct.pack("<d", value))[0]
         return g.emit(f"icmp eq i64 {g.emit(f'bitcast double {v} to i64')}, {bits}")
