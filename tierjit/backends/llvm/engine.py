@@ -30,8 +30,11 @@ import time
 from typing import TYPE_CHECKING
 
 from tierjit.runtime import capi, perfmap
+from tierjit.runtime.alongside import Alongside
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Callable
+
     import llvmlite.binding as llvm
 
 DEFAULT_OPT = 3
@@ -128,9 +131,12 @@ class LLVMEngine:
 
     # ----------------------------------------------------------------- public
 
-    def compile_ir(self, ir_text: str, *, opt: int = DEFAULT_OPT) -> CompiledModule:
+    def compile_ir(self, ir_text: str, *, opt: int = DEFAULT_OPT,
+                   alongside: Callable[[], object] | None = None) -> CompiledModule:
         """Parse, verify, optimise and load one module; return its symbol addresses.
 
+        `alongside` (if given) runs on another thread while LLVM optimises and generates code
+        (runtime/alongside.py); it must not use the engine. What it raises is raised here.
         Raises RuntimeError (with LLVM's message) for invalid IR, ValueError if the module
         redefines a symbol already in the engine, LookupError for an unresolvable declaration.
         """
@@ -145,13 +151,14 @@ class LLVMEngine:
             if not module.data_layout:
                 module.data_layout = self.data_layout
             module.verify()
-            self._optimise(module, opt)
-            defined = self._check_symbols(module)
-            text = str(module)
-            _, ee = self._machine(codegen_level(opt))
-            perf = perfmap.watch(ee)  # Linux perf's map of the module's functions, when on
-            ee.add_module(module)
-            ee.finalize_object()
+            with Alongside(alongside):
+                self._optimise(module, opt)
+                defined = self._check_symbols(module)
+                text = str(module)
+                _, ee = self._machine(codegen_level(opt))
+                perf = perfmap.watch(ee)  # Linux perf's map of the module's functions, when on
+                ee.add_module(module)
+                ee.finalize_object()
             addresses = {
                 name: (ee.get_function_address(name) if is_fn
                        else ee.get_global_value_address(name))
@@ -303,9 +310,10 @@ def get_engine() -> LLVMEngine:
     return _engine
 
 
-def compile_ir(ir_text: str, *, opt: int = DEFAULT_OPT) -> CompiledModule:
+def compile_ir(ir_text: str, *, opt: int = DEFAULT_OPT,
+               alongside: Callable[[], object] | None = None) -> CompiledModule:
     """Compile one module of LLVM IR text into the process-wide engine (see LLVMEngine)."""
-    return get_engine().compile_ir(ir_text, opt=opt)
+    return get_engine().compile_ir(ir_text, opt=opt, alongside=alongside)
 
 
 def target_triple() -> str:
