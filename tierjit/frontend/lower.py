@@ -16,7 +16,6 @@ import ast
 import inspect
 import linecache
 import sys
-import textwrap
 from dataclasses import dataclass
 
 from ..errors import Unsupported
@@ -54,7 +53,10 @@ def function_ast(pyfunc) -> ast.FunctionDef:
             src = inspect.getsource(pyfunc)
         except (OSError, TypeError) as e:
             raise Unsupported("source code is not available", 0, str(e)) from None
-    tree = astlock.parse(textwrap.dedent(src))
+    if src[:1].isspace():        # a method or nested function: its lines share an indent
+        import textwrap          # (~1.5 ms to load: its regexes)
+        src = textwrap.dedent(src)
+    tree = astlock.parse(src)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                 node.name == pyfunc.__code__.co_name:
