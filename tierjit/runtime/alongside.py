@@ -32,9 +32,12 @@ class Alongside:
 
     def __enter__(self) -> Alongside:
         if self._work is not None:
-            self._thread = threading.Thread(target=self._run, name="tierjit-alongside",
-                                            daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=self._run, name="tierjit-alongside", daemon=True)
+            try:
+                thread.start()
+                self._thread = thread
+            except RuntimeError:        # no thread to be had: the work is done first
+                self._run()
         return self
 
     def _run(self) -> None:

@@ -139,6 +139,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         self._pending: set[_Build] = set()   # queued builds (set add/discard are atomic)
         self.compiles = 0
         self.compile_seconds = 0.0
+        self._shim_stays = False             # an "opt" shim that could not become an entry
 
     # -- compilation ----------------------------------------------------------------------
     def untyped_ir(self):
@@ -190,18 +191,21 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 spec.typed = self.infer(arg_types)
                 from ..passes.pipeline import optimise
                 spec.typed.fn = optimise(spec.typed.fn, spec.avoid)
-                front = _clock() - start
                 if self.tier in ("auto", "opt"):
+                    front = _clock() - start
                     # tier 0 is built while LLVM works (it releases the GIL): it needs the
                     # optimised IR only, and LLVM's result needs it only once compiled
                     self._compile_native(spec, alongside=lambda: self._while_llvm_compiles(spec))
                     llvm = _clock() - start - front
-                if spec.tier0 is None:  # "interp", "baseline", or no LLVM compile happened
+                    if spec.tier0 is None:       # the compile stopped before LLVM ran
+                        self._build_tier0(spec)
+                else:
                     self._build_tier0(spec)
+                    front = _clock() - start
                     if self.tier == "baseline":
                         self._compile_native(spec)
                         llvm = _clock() - start - front
-                if spec.tier == "python":
+                if spec.tier == "python":        # no native code: tier 0 it is
                     spec.tier = "interp"
             except Unsupported as e:
                 spec.reason = e
@@ -240,6 +244,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         try:
             _entry.install(self.entry, _entry.forwarder_address())
         except Exception:            # noqa: BLE001 - the shim forwards to _call_now as well
+            self._shim_stays = True  # (and the next call would meet the same error)
             if STRICT:
                 raise
 
@@ -429,7 +434,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             return self.py_func(*args, **kwargs)
         with gc_paused:                      # runtime/gcpause.py: ~5-20 ms of a first call
             spec = self.specialise(tuple(_types_of(bound)))
-        if type(self.entry) is Shim:         # "opt" with no native code installed (_make_entry)
+        if type(self.entry) is Shim and not self._shim_stays:   # "opt" (see _make_entry)
             self._forward_from_shim()
         if spec.runs_native:
             return spec.native.entry_callable(*bound)
