@@ -194,13 +194,10 @@ entry:
     # (0 a new reference, 1 int64, 2 double, 3 a borrowed reference) in place, call the
     # resume function with them unless one failed, release them; NULL with an exception set
     # if anything failed. The native calls nested below the site's entry (its depth word)
-    # are published in %cell while tier 0 runs. Not optimised (optnone): it only runs when
-    # a guard has failed, next to which its speed is nothing, while optimising its loops and
-    # switch took ~10 % of LLVM's time for a whole kernel's module; the code of the functions
-    # calling it is the same either way (only the calls' argument registers differ).
+    # are published in %cell while tier 0 runs.
     "resume": """
 define internal ptr @tj_resume(ptr %callable, ptr %slots, ptr %kinds, i64 %n, i64 %depth,
-                               ptr %cell) cold noinline optnone {
+                               ptr %cell) cold noinline {
 entry:
   br label %head
 head:

@@ -283,9 +283,9 @@ class _PatchTable(dict):
             if h.kind not in _KINDS:
                 raise EmitError(f"stencil {name}: relocation type {h.kind} not supported")
         whole = _patch(st, len(st.code))
-        # two threads may both make one: equal values, either may stay
-        got = self[name] = (whole, None if st.tail is None else _patch(st, st.tail))
-        return got
+        # two threads may both make one: the first stored is the one both use (a Patch's id
+        # keys _stub_packers, so a discarded twin must never have been handed out)
+        return self.setdefault(name, (whole, None if st.tail is None else _patch(st, st.tail)))
 
 
 _patch_tables: dict[int, _PatchTable] = {}

@@ -97,9 +97,9 @@ class CachedStencils(Mapping):
         st = self._decoded.get(name)
         if st is None:
             _name, code, holes, tail, tail_target = self._rows[name]
-            # two threads may both decode one: equal values, either may stay
-            st = self._decoded[name] = Stencil(name, code, tuple(Hole(*h) for h in holes),
-                                               tail, tail_target)
+            # two threads may both decode one: the first stored is the one both use
+            st = self._decoded.setdefault(name, Stencil(
+                name, code, tuple(Hole(*h) for h in holes), tail, tail_target))
         return st
 
     def __contains__(self, name: object) -> bool:
@@ -124,7 +124,8 @@ class HoleNames(Mapping):
     def __getitem__(self, name: str) -> frozenset[str]:
         got = self._names.get(name)
         if got is None:
-            got = self._names[name] = frozenset(h.target for h in self._stencils[name].holes)
+            got = self._names.setdefault(
+                name, frozenset(h.target for h in self._stencils[name].holes))
         return got
 
     def __contains__(self, name: object) -> bool:
