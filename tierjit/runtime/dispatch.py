@@ -41,7 +41,7 @@ from .config import config as _config
 from .gcpause import gc_paused
 from .introspect import Introspection, _fmt_types
 from .shim import LAYOUT_OK as _SHIMS
-from .shim import ColdDispatcher, Shim, make_shim, register, registered
+from .shim import ColdDispatcher, make_shim, register, registered
 from .speculation import RESPECULATE_AFTER, Speculating, _matches
 from .watch import Watching
 
@@ -139,7 +139,6 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         self._pending: set[_Build] = set()   # queued builds (set add/discard are atomic)
         self.compiles = 0
         self.compile_seconds = 0.0
-        self._shim_stays = False             # an "opt" shim that could not become an entry
 
     # -- compilation ----------------------------------------------------------------------
     def untyped_ir(self):
@@ -191,22 +190,13 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 spec.typed = self.infer(arg_types)
                 from ..passes.pipeline import optimise
                 spec.typed.fn = optimise(spec.typed.fn, spec.avoid)
-                if self.tier in ("auto", "opt"):
-                    front = _clock() - start
-                    # tier 0 is built while LLVM works (it releases the GIL): it needs the
-                    # optimised IR only, and LLVM's result needs it only once compiled
-                    self._compile_native(spec, alongside=lambda: self._while_llvm_compiles(spec))
+                from ..backends.pyemit import compile_tier0
+                spec.tier0 = compile_tier0(spec.typed.fn, name=self.__name__)
+                spec.tier = "interp"
+                front = _clock() - start
+                if self.tier != "interp":
+                    self._compile_native(spec)
                     llvm = _clock() - start - front
-                    if spec.tier0 is None:       # the compile stopped before LLVM ran
-                        self._build_tier0(spec)
-                else:
-                    self._build_tier0(spec)
-                    front = _clock() - start
-                    if self.tier == "baseline":
-                        self._compile_native(spec)
-                        llvm = _clock() - start - front
-                if spec.tier == "python":        # no native code: tier 0 it is
-                    spec.tier = "interp"
             except Unsupported as e:
                 spec.reason = e
             except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
@@ -222,43 +212,14 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 self._install(spec)
             return spec
 
-    def _build_tier0(self, spec: "Specialisation") -> None:
-        from ..backends.pyemit import compile_tier0
-        spec.tier0 = compile_tier0(spec.typed.fn, name=self.__name__)
-
-    def _while_llvm_compiles(self, spec: "Specialisation") -> None:
-        """What a compile does on a second thread while LLVM works: spec's tier 0, and for a
-        shim the entry type it is about to become (built once per process)."""
-        self._build_tier0(spec)
-        if type(self.entry) is Shim:
-            from . import entry as _entry
-            try:
-                _entry.prepare_upgrade()
-            except Exception:        # noqa: BLE001 - install() meets it again and reports it
-                pass
-
-    def _forward_from_shim(self) -> None:
-        """An "opt" shim whose first call installed no native code becomes an entry that
-        forwards to the fallback (`_call_now`), as "opt" entries were from the start."""
-        from . import entry as _entry
-        try:
-            _entry.install(self.entry, _entry.forwarder_address())
-        except Exception:            # noqa: BLE001 - the shim forwards to _call_now as well
-            self._shim_stays = True  # (and the next call would meet the same error)
-            if STRICT:
-                raise
-
-    def _compile_native(self, spec: "Specialisation", alongside: "Callable | None" = None
-                        ) -> None:
-        """spec's native code in this dispatcher's tier (`alongside`: see
-        backends.llvm.codegen.compile_native)."""
+    def _compile_native(self, spec: "Specialisation") -> None:
         if self.tier == "baseline":          # copy-and-patch (runtime/baseline.py)
             from .baseline import compile_into
             return compile_into(self, spec)
         from ..backends.llvm import compile_native
         from ..errors import Unsupported
         try:
-            spec.native = compile_native(self, spec, alongside)
+            spec.native = compile_native(self, spec)
         except Unsupported as e:
             spec.reason = e
             return
@@ -432,10 +393,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         bound = self._positional(args, kwargs)
         if bound is None:
             return self.py_func(*args, **kwargs)
-        with gc_paused:                      # runtime/gcpause.py: ~5-20 ms of a first call
+        with gc_paused:                      # runtime/gcpause.py: ~5-10 ms of a first call
             spec = self.specialise(tuple(_types_of(bound)))
-        if type(self.entry) is Shim and not self._shim_stays:   # "opt" (see _make_entry)
-            self._forward_from_shim()
         if spec.runs_native:
             return spec.native.entry_callable(*bound)
         if spec.tier0 is not None:
@@ -642,19 +601,14 @@ def _make_entry(d: "Dispatcher"):
     """The object users call.
 
     tier="auto": a shim (runtime.shim) that runs the cold phase without touching LLVM and
-    becomes a native entry in place when the first native code is installed. "opt": a shim
-    too, which its first call makes an entry (with that call's native code, or forwarding to
-    `_call_now` like an "interp" one): the entry type is then built on a second thread while
-    LLVM compiles (specialise), not before anything else. "interp" and "baseline": a native
-    entry (runtime.entry) from the start. Where neither can exist, a Python wrapper (and, for
-    "auto", plain CPython: there is no native tier to go to)."""
+    becomes a native entry in place when the first native code is installed. "interp" and
+    "opt": a native entry (runtime.entry) from the start. Where neither can exist, a Python
+    wrapper (and, for "auto", plain CPython: there is no native tier to go to)."""
     if d.tier == "auto":
         if _SHIMS:
             return make_shim(d, d._call_auto)
         d.cold, d.bypass = False, True
         fallback = d.py_func
-    elif d.tier == "opt" and _SHIMS:
-        return make_shim(d, d._call_now)     # neither cold nor bypassed: calls _call_now
     else:
         from . import entry as _entry
         fallback = d._call_now

@@ -274,12 +274,6 @@ def _upgrader() -> Any:
     return _upgrade_fn
 
 
-def prepare_upgrade() -> None:
-    """Build the entry type and the upgrade function now (each is made once per process): a
-    compile does it on a second thread while LLVM works, before it installs the code."""
-    _upgrader()
-
-
 def _check_live_layout() -> None:
     """The field offsets of a live shim are the entry's (raises capi.LayoutError if not)."""
     import ctypes

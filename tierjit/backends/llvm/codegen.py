@@ -613,9 +613,8 @@ def _resume(dispatcher, spec, index, *values):
     return dispatcher.resume_function(spec, index)(*values)
 
 
-def compile_native(dispatcher, spec, alongside=None) -> NativeCode:
-    """Compile one specialisation through LLVM and return its NativeCode. `alongside` runs on
-    another thread while LLVM works (engine.LLVMEngine.compile_ir), if it gets that far."""
+def compile_native(dispatcher, spec) -> NativeCode:
+    """Compile one specialisation through LLVM and return its NativeCode."""
     import time
 
     from ...runtime import entry as entry_mod
@@ -648,7 +647,7 @@ def compile_native(dispatcher, spec, alongside=None) -> NativeCode:
         cores.update((n, f) for n, f in _defined(mod.functions[1:]))
         mod.functions.append(entry_function(gen, name))
         text = mod.text()
-        cm = compile_ir(text, alongside=alongside)
+        cm = compile_ir(text)
     except Unsupported:
         spec.core_cell = None
         raise

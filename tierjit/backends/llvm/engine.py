@@ -30,11 +30,8 @@ import time
 from typing import TYPE_CHECKING
 
 from tierjit.runtime import capi, perfmap
-from tierjit.runtime.alongside import Alongside
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from collections.abc import Callable
-
     import llvmlite.binding as llvm
 
 DEFAULT_OPT = 3
@@ -131,12 +128,9 @@ class LLVMEngine:
 
     # ----------------------------------------------------------------- public
 
-    def compile_ir(self, ir_text: str, *, opt: int = DEFAULT_OPT,
-                   alongside: Callable[[], object] | None = None) -> CompiledModule:
+    def compile_ir(self, ir_text: str, *, opt: int = DEFAULT_OPT) -> CompiledModule:
         """Parse, verify, optimise and load one module; return its symbol addresses.
 
-        `alongside` (if given) runs on another thread while LLVM optimises and generates code
-        (runtime/alongside.py); it must not use the engine. What it raises is raised here.
         Raises RuntimeError (with LLVM's message) for invalid IR, ValueError if the module
         redefines a symbol already in the engine, LookupError for an unresolvable declaration.
         """
@@ -151,14 +145,13 @@ class LLVMEngine:
             if not module.data_layout:
                 module.data_layout = self.data_layout
             module.verify()
-            with Alongside(alongside):
-                self._optimise(module, opt)
-                defined = self._check_symbols(module)
-                text = str(module)
-                _, ee = self._machine(codegen_level(opt))
-                perf = perfmap.watch(ee)  # Linux perf's map of the module's functions, when on
-                ee.add_module(module)
-                ee.finalize_object()
+            self._optimise(module, opt)
+            defined = self._check_symbols(module)
+            text = str(module)
+            _, ee = self._machine(codegen_level(opt))
+            perf = perfmap.watch(ee)  # Linux perf's map of the module's functions, when on
+            ee.add_module(module)
+            ee.finalize_object()
             addresses = {
                 name: (ee.get_function_address(name) if is_fn
                        else ee.get_global_value_address(name))
@@ -310,10 +303,9 @@ def get_engine() -> LLVMEngine:
     return _engine
 
 
-def compile_ir(ir_text: str, *, opt: int = DEFAULT_OPT,
-               alongside: Callable[[], object] | None = None) -> CompiledModule:
+def compile_ir(ir_text: str, *, opt: int = DEFAULT_OPT) -> CompiledModule:
     """Compile one module of LLVM IR text into the process-wide engine (see LLVMEngine)."""
-    return get_engine().compile_ir(ir_text, opt=opt, alongside=alongside)
+    return get_engine().compile_ir(ir_text, opt=opt)
 
 
 def target_triple() -> str:
