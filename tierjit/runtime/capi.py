@@ -41,11 +41,13 @@ def require_supported_python() -> None:
         raise LayoutError(f"native tiers need Python >= 3.11, running {sys.version.split()[0]}")
     if sys.maxsize != 2**63 - 1:
         raise LayoutError("native tiers need a 64-bit interpreter (Py_ssize_t == i64)")
-    import sysconfig
+    # Free-threaded builds exist from 3.13 on (and sysconfig costs ~1 ms to load).
+    if sys.version_info >= (3, 13):
+        import sysconfig
 
-    if sysconfig.get_config_var("Py_GIL_DISABLED"):
-        # Different object header and refcounting; our slot stores also rely on the GIL.
-        raise LayoutError("native tiers do not support the free-threaded build yet")
+        if sysconfig.get_config_var("Py_GIL_DISABLED"):
+            # Different object header and refcounting; our slot stores also rely on the GIL.
+            raise LayoutError("native tiers do not support the free-threaded build yet")
 
 
 # --------------------------------------------------------------------------- symbols

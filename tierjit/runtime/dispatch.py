@@ -38,6 +38,7 @@ from _thread import RLock
 from time import perf_counter as _clock
 
 from .config import config as _config
+from .gcpause import gc_paused
 from .introspect import Introspection, _fmt_types
 from .shim import LAYOUT_OK as _SHIMS
 from .shim import ColdDispatcher, make_shim, register, registered
@@ -392,7 +393,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         bound = self._positional(args, kwargs)
         if bound is None:
             return self.py_func(*args, **kwargs)
-        spec = self.specialise(tuple(_types_of(bound)))
+        with gc_paused:                      # runtime/gcpause.py: ~5-10 ms of a first call
+            spec = self.specialise(tuple(_types_of(bound)))
         if spec.runs_native:
             return spec.native.entry_callable(*bound)
         if spec.tier0 is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import marshal
 import os
 import struct
 import subprocess
@@ -120,6 +121,26 @@ def test_cache_key_names_what_shapes_the_code():
             "templates"} <= set(key)
     assert key["cpu"] and key["templates"]
     assert key["llvmlite_lib"], "llvmlite's shared library (LLVM's version) is part of the key"
+
+
+def test_cached_stencils_decode_on_use_as_parsed():
+    """A library read from the cache decodes each stencil when it is first asked for; what it
+    gives is what the object file's parse gave, holes and hole names included."""
+    lib = library.load()
+    body = library.serialise(lib)
+    cached = library.deserialise(body, lib.key)
+    assert isinstance(cached.stencils, library.CachedStencils)
+    assert not cached.stencils._decoded                  # nothing decoded yet
+    assert list(cached.stencils) == list(lib.stencils)
+    assert len(cached.stencils) == len(lib.stencils)
+    name = next(iter(lib.stencils))
+    assert cached.stencils[name] == lib.stencils[name]
+    assert list(cached.stencils._decoded) == [name]      # that one only
+    assert cached.hole_names[name] == frozenset(h.target for h in lib.stencils[name].holes)
+    assert dict(cached.stencils) == dict(lib.stencils)
+    assert "no such stencil" not in cached.stencils
+    with pytest.raises(ValueError):
+        library.deserialise(marshal.dumps(((("x", b"", ()),), b"")), lib.key)
 
 
 def test_cached_library_loads_without_llvm(tmp_path):

@@ -45,7 +45,6 @@ from .helpers import HELPERS, NEEDS
 from .inline import InlineOps, NotInlined
 from .lltypes import kind, ll, union_members
 from .mathfns import MathOps
-from .recursion import unroll_recursion
 from .scalar import ScalarOps, fconst
 from .selects import SelectOps
 from .unions import UnionOps
@@ -666,6 +665,7 @@ def compile_native(dispatcher, spec) -> NativeCode:
             except NotInlined as e:
                 no_inline = no_inline | {e.ins}
         if f"@{name}_core(" in core.split("\n", 1)[1]:
+            from .recursion import unroll_recursion   # its regexes: self-recursive cores only
             core = unroll_recursion(core, f"{name}_core")
         mod.functions.insert(0, core)
         cores = {f"{name}_core": core}

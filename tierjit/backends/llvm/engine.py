@@ -258,9 +258,15 @@ class LLVMEngine:
 
     def _register_compiler_runtime(self) -> None:
         import ctypes
-        import ctypes.util
 
-        for lib_name in (ctypes.util.find_library("gcc_s"), "libgcc_s.so.1"):
+        def candidates():
+            # The soname first: where it loads (Linux), the search (ctypes.util, which
+            # imports subprocess and runs ldconfig: ~5 ms) would find the same library.
+            yield "libgcc_s.so.1"
+            import ctypes.util
+            yield ctypes.util.find_library("gcc_s")
+
+        for lib_name in candidates():
             if not lib_name:
                 continue
             try:

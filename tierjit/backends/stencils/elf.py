@@ -10,16 +10,14 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+# x86-64 relocation types the stencil patcher handles, re-exported: the reader's vocabulary
+from .relocs import (  # noqa: F401
+    R_X86_64_32, R_X86_64_32S, R_X86_64_64, R_X86_64_PC32, R_X86_64_PLT32, RELOC_NAMES)
+
 # Section types and symbol types we name (gABI).
 SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_NOBITS = 2, 3, 4, 8
 STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION = 0, 1, 2, 3
 SHN_UNDEF = 0
-# x86-64 relocation types the stencil patcher handles (psABI table 4.9).
-R_X86_64_64, R_X86_64_PC32, R_X86_64_PLT32 = 1, 2, 4
-R_X86_64_32, R_X86_64_32S = 10, 11
-RELOC_NAMES = {R_X86_64_64: "R_X86_64_64", R_X86_64_PC32: "R_X86_64_PC32",
-               R_X86_64_PLT32: "R_X86_64_PLT32", R_X86_64_32: "R_X86_64_32",
-               R_X86_64_32S: "R_X86_64_32S"}
 
 
 class ElfError(ValueError):

@@ -21,8 +21,9 @@ import struct
 from dataclasses import dataclass
 
 from ...runtime.config import config
-from . import codemem, elf
+from . import codemem
 from .library import Library
+from .relocs import R_X86_64_32, R_X86_64_32S, R_X86_64_64, R_X86_64_PC32, R_X86_64_PLT32
 from .templates import SMALL_HOLES
 
 _pack_q, _pack_i, _pack_I = struct.Struct("<q").pack_into, struct.Struct("<i").pack_into, \
@@ -264,25 +265,37 @@ class Patch:
     tail_target: str | None
 
 
-_KINDS = {elf.R_X86_64_PC32: _PC, elf.R_X86_64_PLT32: _PC, elf.R_X86_64_32S: _ABS32S,
-          elf.R_X86_64_32: _ABS32, elf.R_X86_64_64: _ABS64}
-_patch_tables: dict[int, dict[str, tuple[Patch, Patch | None]]] = {}
+_KINDS = {R_X86_64_PC32: _PC, R_X86_64_PLT32: _PC, R_X86_64_32S: _ABS32S,
+          R_X86_64_32: _ABS32, R_X86_64_64: _ABS64}
 
 
-def _patches(lib: Library) -> dict[str, tuple[Patch, Patch | None]]:
-    """Per stencil name: its whole Patch, and the one without the final jump (or None)."""
-    table = _patch_tables.get(id(lib))
-    if table is not None:
-        return table
-    table = {}
-    for name, st in lib.stencils.items():
+class _PatchTable(dict):
+    """Per stencil name: its whole Patch, and the one without the final jump (or None),
+    made the first time the stencil is emitted (the entry type needs 7 of ~340)."""
+
+    def __init__(self, lib: Library) -> None:
+        super().__init__()
+        self.lib = lib
+
+    def __missing__(self, name: str) -> tuple[Patch, Patch | None]:
+        st = self.lib.stencils[name]        # KeyError: no such stencil
         for h in st.holes:
             if h.kind not in _KINDS:
                 raise EmitError(f"stencil {name}: relocation type {h.kind} not supported")
         whole = _patch(st, len(st.code))
-        table[name] = (whole, None if st.tail is None else _patch(st, st.tail))
-    _keep.append(lib)
-    _patch_tables[id(lib)] = table
+        # two threads may both make one: the first stored is the one both use (a Patch's id
+        # keys _stub_packers, so a discarded twin must never have been handed out)
+        return self.setdefault(name, (whole, None if st.tail is None else _patch(st, st.tail)))
+
+
+_patch_tables: dict[int, _PatchTable] = {}
+
+
+def _patches(lib: Library) -> _PatchTable:
+    table = _patch_tables.get(id(lib))
+    if table is None:
+        _keep.append(lib)                   # its id names its table for good
+        table = _patch_tables.setdefault(id(lib), _PatchTable(lib))
     return table
 
 
@@ -310,7 +323,7 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     if ext is not None:
         return ext
     cfuncs = sorted({h.target for st in lib.stencils.values() for h in st.holes
-                     if h.kind in (elf.R_X86_64_PC32, elf.R_X86_64_PLT32)
+                     if h.kind in (R_X86_64_PC32, R_X86_64_PLT32)
                      and h.target not in _LOCAL})
     # the trampolines: one "jump" piece per C function would do, but a data-only region of
     # jmp *0(%rip) + address is simpler: built as code by hand

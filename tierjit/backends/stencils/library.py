@@ -23,16 +23,22 @@ is rebuilt, never trusted.
 
 from __future__ import annotations
 
-import bisect
-import hashlib
 import marshal
 import os
 import struct
 import sys
 import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from . import elf, shared_ir, templates
+from . import shared_ir, templates
+
+try:
+    # The builtin SHA-256: hashlib's OpenSSL backend costs ~2 ms to load, a tenth of the
+    # entry type's whole start-up (runtime/entry.py); the digests are the same.
+    from _sha256 import sha256
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import sha256
 
 MAGIC = b"TJSTENC2"
 _lock = threading.Lock()
@@ -46,7 +52,7 @@ class Hole:
     `addend` includes the offset in that data)."""
 
     offset: int
-    kind: int          # elf.R_X86_64_*
+    kind: int          # relocs.R_X86_64_*
     target: str
     addend: int
 
@@ -66,14 +72,70 @@ class Stencil:
 
 @dataclass(frozen=True, slots=True)
 class Library:
-    stencils: dict[str, Stencil]
+    stencils: Mapping[str, Stencil]
     data: bytes                 # the object's read-only constants, shared by every stencil
     key: dict
     source: str                 # "cache" or "built"
     # per stencil, the names of its holes: selection asks for a deopt stub only where a
     # stencil has a DEOPT hole (a float add in Python's flavour, an access proven in bounds
     # have none)
-    hole_names: dict[str, frozenset[str]]
+    hole_names: Mapping[str, frozenset[str]]
+
+
+class CachedStencils(Mapping):
+    """The stencils of a cache file, each decoded from its row the first time it is asked
+    for: the native entry type (runtime/entry.py) needs 7 of them, a process that uses only
+    LLVM no others, and decoding all ~340 costs ~4 ms (analogue: lazy symbol binding)."""
+
+    __slots__ = ("_decoded", "_rows")
+
+    def __init__(self, rows: tuple) -> None:
+        self._rows = {row[0]: row for row in rows}
+        self._decoded: dict[str, Stencil] = {}
+
+    def __getitem__(self, name: str) -> Stencil:
+        st = self._decoded.get(name)
+        if st is None:
+            _name, code, holes, tail, tail_target = self._rows[name]
+            # two threads may both decode one: the first stored is the one both use
+            st = self._decoded.setdefault(name, Stencil(
+                name, code, tuple(Hole(*h) for h in holes), tail, tail_target))
+        return st
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+class HoleNames(Mapping):
+    """Library.hole_names: per stencil, the names of its holes, worked out on first use."""
+
+    __slots__ = ("_names", "_stencils")
+
+    def __init__(self, stencils: Mapping[str, Stencil]) -> None:
+        self._stencils = stencils
+        self._names: dict[str, frozenset[str]] = {}
+
+    def __getitem__(self, name: str) -> frozenset[str]:
+        got = self._names.get(name)
+        if got is None:
+            got = self._names.setdefault(
+                name, frozenset(h.target for h in self._stencils[name].holes))
+        return got
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._stencils
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._stencils)
+
+    def __len__(self) -> int:
+        return len(self._stencils)
 
 
 def cache_dir() -> str:
@@ -100,7 +162,7 @@ def cache_key() -> dict:
     import llvmlite
 
     from ... import __version__
-    sources = hashlib.sha256()
+    sources = sha256()
     for module in (templates, shared_ir):
         with open(module.__file__, "rb") as f:
             sources.update(f.read())
@@ -134,7 +196,7 @@ def _cpu_identity() -> str | None:
              if line.partition(":")[0].strip().lower() not in varying]
     if not lines:
         return None
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return sha256("\n".join(lines).encode()).hexdigest()
 
 
 def module_text() -> str:
@@ -159,7 +221,7 @@ def _encode(key: dict) -> bytes:
 
 
 def cache_path(key: dict) -> str:
-    digest = hashlib.sha256(_encode(key)).hexdigest()[:24]
+    digest = sha256(_encode(key)).hexdigest()[:24]
     return os.path.join(cache_dir(), f"stencils-{digest}.bin")
 
 
@@ -173,7 +235,7 @@ def read_cache(path: str, key: dict) -> bytes | None:
     if len(raw) < len(MAGIC) + 36 or raw[:len(MAGIC)] != MAGIC:
         return None
     digest, payload = raw[len(MAGIC):len(MAGIC) + 32], raw[len(MAGIC) + 32:]
-    if hashlib.sha256(payload).digest() != digest:
+    if sha256(payload).digest() != digest:
         return None
     (n,) = struct.unpack_from("<I", payload, 0)
     if payload[4:4 + n] != _encode(key):
@@ -191,7 +253,7 @@ def write_cache(path: str, key: dict, obj: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=name, suffix=".new", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + hashlib.sha256(payload).digest() + payload)
+            f.write(MAGIC + sha256(payload).digest() + payload)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -203,6 +265,9 @@ def write_cache(path: str, key: dict, obj: bytes) -> None:
 
 def parse(obj: bytes, key: dict, source: str) -> Library:
     """Stencils (code + holes) of every `st_*` function of the object."""
+    import bisect
+
+    from . import elf
     f = elf.read_elf(obj)
     text = f.section(".text")
     # read-only data sections, laid out one after the other (aligned)
@@ -244,9 +309,9 @@ def parse(obj: bytes, key: dict, source: str) -> Library:
     return _library_of(stencils, bytes(data), key, source)
 
 
-def _library_of(stencils: dict[str, Stencil], data: bytes, key: dict, source: str) -> Library:
-    names = {n: frozenset(h.target for h in st.holes) for n, st in stencils.items()}
-    return Library(stencils, data, key, source, names)
+def _library_of(stencils: Mapping[str, Stencil], data: bytes, key: dict, source: str
+                ) -> Library:
+    return Library(stencils, data, key, source, HoleNames(stencils))
 
 
 def serialise(lib: Library) -> bytes:
@@ -260,12 +325,11 @@ def serialise(lib: Library) -> bytes:
 def deserialise(body: bytes, key: dict) -> Library:
     """serialise()'s inverse; raises ValueError (or TypeError, EOFError) on a malformed body."""
     rows, data = marshal.loads(body)
-    stencils = {}
-    for name, code, holes, tail, tail_target in rows:
-        stencils[name] = Stencil(name, code, tuple(Hole(*h) for h in holes), tail, tail_target)
-    if not stencils or type(data) is not bytes:
+    if not rows or type(data) is not bytes:
         raise ValueError("empty stencil library")
-    return _library_of(stencils, data, key, "cache")
+    if any(len(row) != 5 for row in rows):       # checked while a bad file can be rebuilt
+        raise ValueError("malformed stencil row")
+    return _library_of(CachedStencils(rows), data, key, "cache")
 
 
 def load(rebuild: bool = False) -> Library:
