@@ -45,6 +45,18 @@ def test_no_warnings_and_no_exceptions():
     assert np.isnan(out[1][:2]).all() and out[1][2] == 0.0 and out[1][3] == 1.0
 
 
+def test_programs_updating_their_inputs_in_place_change_nothing_outside():
+    """A called program gets whole columns as arrays, where `x -= 1.5` updates in place: it
+    changed the caller's X, and so every later program's input and every later call's."""
+    shift = "import math\ndef g(x, y):\n    x -= 1.5\n    return min(x, 7.0) ** 2\n"
+    progs = [shift, "def f(x, y):\n    return x\n", "def h(x, y):\n    return y\n"]
+    X = np.array([[2.5, 0.25], [4.0, -1.0]])
+    for _ in range(2):
+        out = tierjit.evaluate(progs, X)
+        assert out.tolist() == [[1.0, 6.25], [2.5, 4.0], [0.25, -1.0]]
+    assert X.tolist() == [[2.5, 0.25], [4.0, -1.0]]
+
+
 def test_reductions_and_dtypes():
     progs = random_programs(30, 8, n_consts=2, seed=3)
     for dtype in (np.float32, np.float64):
