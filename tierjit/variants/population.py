@@ -202,7 +202,7 @@ def call_group(g: Grouped, X: np.ndarray, reduce: str | None,
 
     from .reference import reduce_rows
     t = g.template
-    py = t.py_function()
+    py = t.column_function()
     rows = np.empty((len(g.consts), X.shape[0]), X.dtype)
     scalar = X.dtype.type
     cols = [X[:, j] for j in range(X.shape[1])]

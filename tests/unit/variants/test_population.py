@@ -57,6 +57,16 @@ def test_programs_updating_their_inputs_in_place_change_nothing_outside():
     assert X.tolist() == [[2.5, 0.25], [4.0, -1.0]]
 
 
+def test_called_programs_on_columns_rebind_on_augmented_assignment():
+    """On numbers `t = x; x *= 2.0` leaves t alone; on whole columns `x *= 2.0` updated the
+    array t is bound to as well (the result was (2x)**2 instead of x**2)."""
+    src = "def p(x, y):\n    t = x\n    x *= 2.0\n    t /= y\n    return t ** 2 + x\n"
+    X = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]])
+    with np.errstate(all="ignore"):
+        want = [(r[0] / r[1]) ** 2 + 2.0 * r[0] for r in X]
+    assert tierjit.evaluate([src], X)[0].tolist() == want
+
+
 def test_reductions_and_dtypes():
     progs = random_programs(30, 8, n_consts=2, seed=3)
     for dtype in (np.float32, np.float64):
