@@ -205,7 +205,7 @@ def call_group(g: Grouped, X: np.ndarray, reduce: str | None,
 
     from .reference import reduce_rows
     t = g.template
-    py = t.py_function()
+    py = t.column_function()
     rows = np.empty((len(g.consts), X.shape[0]), X.dtype)
     scalar = X.dtype.type
     cols = [X[:, j] for j in range(X.shape[1])]
@@ -222,7 +222,9 @@ def call_group(g: Grouped, X: np.ndarray, reduce: str | None,
 def _call_columns(fn: Any, consts: list, cols: list, out: np.ndarray) -> bool:
     import numpy as np
     try:
-        r = np.asarray(fn(*consts, *cols))
+        # each call gets columns of its own: `x -= c` updates an array in place, and on views
+        # of X it changed the caller's X and what every later program read
+        r = np.asarray(fn(*consts, *[c.copy() for c in cols]))
     except Exception:  # noqa: BLE001 - the program cannot take arrays
         return False
     if r.dtype.kind not in "biuf" or r.shape not in ((), out.shape):

@@ -8,9 +8,10 @@ is straight-line arithmetic over its inputs, its params and numeric literals —
     bound to int/float constants in the template's globals
 
 — becomes `RegisterCode`: instructions over registers (inputs first, then params, locals and
-temporaries) in which each param is one CONST whose value is a *slot*. `instantiate` fills the
-slots for many variants at once with NumPy, so a population of 10,000 variants of one structure
-costs a few array operations, not 10,000 Python-level translations.
+temporaries) in which each param is one CONST whose value is a *slot*, and a part made of
+literals only is one CONST, computed by Python as when the program is called. `instantiate`
+fills the slots for many variants at once with NumPy, so a population of 10,000 variants of
+one structure costs a few array operations, not 10,000 Python-level translations.
 
 Anything else (branches, loops, calls, `**`, reading a local before assigning it) is reported
 as a reason string; such programs are evaluated by calling them (see population.py).
@@ -19,6 +20,7 @@ as a reason string; such programs are evaluated by calling them (see population.
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +62,7 @@ class _Lowering:
         self.slots: list[tuple[int, int]] = []     # (row, param index)
         self.params = {p: k for k, p in enumerate(t.params)}
         self.locals = set(_assigned(t.fdef)) - set(t.inputs)
+        self.known: dict[str, Any] = {}     # names holding a literal part's value (`literal`)
 
     def fail(self, node: ast.AST, what: str) -> None:
         raise _NotStraight(f"line {getattr(node, 'lineno', '?')}: {what}")
@@ -100,6 +103,11 @@ class _Lowering:
                 if n not in self.regs:
                     self.fail(s, f"{n!r} read before it is assigned")
                 a = self.regs[n]
+                value = ast.BinOp(ast.Name(n, ast.Load()), s.op, s.value, lineno=s.lineno)
+                if self.literal(value) is not _MISSING:
+                    self.assign([n], value)         # the name keeps a literal's value
+                    continue
+                self.known.pop(n, None)
                 b = self.expr(s.value)
                 self.emit(op, a, a, b)
             elif isinstance(s, ast.Pass):
@@ -121,7 +129,17 @@ class _Lowering:
     def assign(self, names: list[str], value: ast.expr) -> None:
         """names = value. A name that has a register gets the result written straight into
         it; a new name adopts the register of a temporary (never another name's: a later
-        write to one must not change the other)."""
+        write to one must not change the other). A name assigned a part made of literals
+        holds what Python computed (`known`), as it holds a Python int when called."""
+        v = self.literal(value)
+        self.lower_assign(names, value)
+        for name in names:
+            if v is _MISSING:
+                self.known.pop(name, None)
+            else:
+                self.known[name] = v
+
+    def lower_assign(self, names: list[str], value: ast.expr) -> None:
         if len(names) == 1 and names[0] in self.regs:
             self.expr(value, self.regs[names[0]])
             return
@@ -139,6 +157,15 @@ class _Lowering:
     def expr(self, e: ast.expr, dest: int | None = None) -> int:
         """Lower e; the result lands in `dest` when given (else a register of its own, or the
         register of a name)."""
+        if isinstance(e, (ast.BinOp, ast.UnaryOp)):
+            v = self.literal(e)
+            if v is not _MISSING:
+                try:
+                    value = float(v)
+                except OverflowError:
+                    self.fail(e, f"constant {v!r} out of float range")
+                return self.emit(Op.CONST, self.new_reg() if dest is None else dest,
+                                 value=value)
         if isinstance(e, ast.BinOp):
             op = _BINOPS.get(type(e.op))
             if op is None:
@@ -179,8 +206,38 @@ class _Lowering:
         self.fail(e, f"expression {type(e).__name__}")
         raise AssertionError  # pragma: no cover
 
+    def literal(self, e: ast.expr) -> Any:
+        """The value of e as one constant when it is made of literals (and free names bound
+        to numbers) only, else _MISSING. Called, the program has Python compute such a part
+        before NumPy sees it, so it is computed so here too: `-0` is 0 (an int has no -0.0),
+        `16777217 * 3` is exact before it is rounded, and `3 / 0` raises (the program is
+        then called, and gives nan)."""
+        if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+            return e.value
+        if isinstance(e, ast.Name):
+            if e.id in self.known:
+                return self.known[e.id]
+            if e.id in self.regs or e.id in self.locals or e.id in self.params:
+                return _MISSING
+            v = self.t.namespace.get(e.id, _MISSING)
+            return v if type(v) in (int, float) else _MISSING
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+            a = self.literal(e.operand)
+            return a if a is _MISSING else -a if isinstance(e.op, ast.USub) else +a
+        if isinstance(e, ast.BinOp) and type(e.op) in _PY_BINOPS:
+            a, b = self.literal(e.left), self.literal(e.right)
+            if a is _MISSING or b is _MISSING:
+                return _MISSING
+            try:
+                return _PY_BINOPS[type(e.op)](a, b)
+            except ArithmeticError as err:          # 3 / 0; an int too big for a float
+                self.fail(e, f"constant expression raising {type(err).__name__}")
+        return _MISSING
+
 
 _MISSING = object()
+_PY_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.Div: operator.truediv}
 
 
 def _assigned(fdef: ast.FunctionDef) -> list[str]:

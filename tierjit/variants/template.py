@@ -65,7 +65,8 @@ class Template:
         self._prelude = list(prelude or ())
         self._regcode: Any = None             # straightline.RegisterCode | reason, lazily
         self._py: Callable | None = None      # built on first use: evaluate() of
-        self._target: Any = None              # straight-line code never needs them
+        self._columns: Callable | None = None  # straight-line code never needs them
+        self._target: Any = None
         self._counted: Callable | None = None
         self._jitted: Any = None
         self._compiled = False
@@ -160,6 +161,19 @@ class Template:
                                                     self._own)
                     self._py = defs[self.name]
         return self._py
+
+    def column_function(self) -> Callable:
+        """The template as a plain function (params first) for evaluate() to call on whole
+        columns of X: `x op= e` rebinds x, as it does on numbers (source.rebinding)."""
+        if self._columns is None:
+            with self._lock:
+                if self._columns is None:
+                    fdef = _src.with_leading_args(self.fdef, self.params, name="_tj_columns",
+                                                  body=_src.rebinding(self.fdef.body))
+                    module = ast.Module(body=[*self._prelude, fdef], type_ignores=[])
+                    defs, _ = _src.build(module, self.name, self.namespace, self._own)
+                    self._columns = defs["_tj_columns"]
+        return self._columns
 
     def compile(self) -> Template:
         """Compile now: binds from here on call a tier="opt" function (native from its first

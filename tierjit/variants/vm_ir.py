@@ -261,7 +261,8 @@ def module_ir(dtype: str, lanes: int) -> str:
     if t == "float":
         const_body.append("  %cvt = fptrunc double %cv to float")
     else:
-        const_body.append("  %cvt = fadd double %cv, 0.0")
+        # x + -0.0 is x for every x; x + 0.0 would turn a constant -0.0 into 0.0
+        const_body.append("  %cvt = fadd double %cv, -0.0")
     const_body += [
         f"  %cvi = insertelement {vt} poison, {t} %cvt, i32 0",
         f"  %cvs = shufflevector {vt} %cvi, {vt} poison, <{w} x i32> zeroinitializer",

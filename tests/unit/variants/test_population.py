@@ -45,6 +45,66 @@ def test_no_warnings_and_no_exceptions():
     assert np.isnan(out[1][:2]).all() and out[1][2] == 0.0 and out[1][3] == 1.0
 
 
+def test_programs_updating_their_inputs_in_place_change_nothing_outside():
+    """A called program gets whole columns as arrays, where `x -= 1.5` updates in place: it
+    changed the caller's X, and so every later program's input and every later call's."""
+    shift = "import math\ndef g(x, y):\n    x -= 1.5\n    return min(x, 7.0) ** 2\n"
+    progs = [shift, "def f(x, y):\n    return x\n", "def h(x, y):\n    return y\n"]
+    X = np.array([[2.5, 0.25], [4.0, -1.0]])
+    for _ in range(2):
+        out = tierjit.evaluate(progs, X)
+        assert out.tolist() == [[1.0, 6.25], [2.5, 4.0], [0.25, -1.0]]
+    assert X.tolist() == [[2.5, 0.25], [4.0, -1.0]]
+
+
+def test_called_programs_on_columns_rebind_on_augmented_assignment():
+    """On numbers `t = x; x *= 2.0` leaves t alone; on whole columns `x *= 2.0` updated the
+    array t is bound to as well (the result was (2x)**2 instead of x**2)."""
+    src = "def p(x, y):\n    t = x\n    x *= 2.0\n    t /= y\n    return t ** 2 + x\n"
+    X = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]])
+    with np.errstate(all="ignore"):
+        want = [(r[0] / r[1]) ** 2 + 2.0 * r[0] for r in X]
+    assert tierjit.evaluate([src], X)[0].tolist() == want
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("body", ["x * -0", "x + -3 / 0", "x * 0 + 16777217 * -3",
+                                  "x * -(K - K)", "x * (1 / 3)", "-x * -0.0"])
+def test_literal_parts_are_computed_as_when_called(body, dtype):
+    """Python computes a part made of int literals before NumPy sees it: `-0` is 0 (the
+    register code made it -0.0, so a positive x * -0 was -0.0), `3 / 0` raises (a nan row,
+    not -inf), `16777217 * -3` is exact before it is rounded. Straight-line programs (the
+    register code) and the same body in a program that is called agree."""
+    env = {"K": 5}
+    straight = tierjit.compile_source(f"def p(x):\n    return {body}\n", globals=env)
+    called = tierjit.compile_source(f"def p(x):\n    if x == x:\n        return {body}\n"
+                                    "    return x\n", globals=env)
+    X = np.array([2.0, -1.0, 0.0], dtype)
+    got = tierjit.evaluate([straight, called], X)
+    with np.errstate(all="ignore"):
+        rows = []
+        for x in X:
+            try:
+                rows.append(eval(body, {"x": x, **env}))        # noqa: S307 - the oracle
+            except ZeroDivisionError:
+                rows.append(np.nan)
+    want = np.array(rows, dtype)
+    for g in got:
+        assert np.array_equal(g, want, equal_nan=True)
+        assert np.array_equal(np.signbit(g), np.signbit(want))
+
+
+def test_names_holding_literal_parts_hold_what_python_computed():
+    """`u = 16777217` holds a Python int when the program is called: u * u is exact before it
+    meets x (the register code squared 16777216.0 in float32)."""
+    src = ("def p(x):\n    t = u = 16777217\n    t *= 3\n    u = -0\n"
+           "    return x * u + (t + u * u) * x\n")
+    X = np.array([1.0, -2.0], np.float32)
+    got = tierjit.evaluate([src], X)[0]
+    assert got.tolist() == [50331652.0, -100663304.0]
+    assert np.signbit(got).tolist() == [False, True]
+
+
 def test_reductions_and_dtypes():
     progs = random_programs(30, 8, n_consts=2, seed=3)
     for dtype in (np.float32, np.float64):

@@ -12,6 +12,12 @@ def same(a, b) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
 
 
+def same_bits(a, b) -> bool:
+    """`same`, and -0.0 is not 0.0 (a max over rows may pick either of two zeros)."""
+    numbers = ~np.isnan(b)
+    return same(a, b) and np.array_equal(np.signbit(a)[numbers], np.signbit(b)[numbers])
+
+
 def data(n: int, dtype: str, cols: int = 1) -> np.ndarray:
     rng = np.random.default_rng(n)
     x = rng.uniform(-3, 3, size=(n, cols))
@@ -26,7 +32,7 @@ def test_rows_per_program_match_numpy(dtype, n_rows):
     ops = tuple(Op)
     progs = random_programs(40, 12, n_consts=3, n_regs=6, ops=ops, seed=n_rows)
     X = data(n_rows, dtype)
-    assert same(vm.run(progs, X), reference.run(progs, X))
+    assert same_bits(vm.run(progs, X), reference.run(progs, X))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -49,6 +55,17 @@ def test_max_skips_nan_and_inf_and_gives_minus_inf_when_nothing_is_finite():
                                  output=[1, 3])
     X = np.array([0.0, np.inf, 2.0])[:, None]
     assert vm.run(progs, X, "max").tolist() == [1.0, -np.inf]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_constant_minus_zero_keeps_its_sign(dtype):
+    """A CONST -0.0 is -0.0 (the float64 evaluator made it 0.0: 1.0 / (x * -0.0) was +inf)."""
+    code = [[Op.CONST, 1, 0, 0], [Op.MUL, 2, 0, 1], [Op.CONST, 1, 0, 0], [Op.DIV, 2, 1, 2]]
+    progs = Programs.from_arrays(code, [-0.0, 0, 1.0, 0], n_inputs=1, n_regs=3, output=2)
+    X = np.array([[1.0], [-2.0]], dtype)
+    got = vm.run(progs, X)
+    assert same_bits(got, reference.run(progs, X))
+    assert got.tolist() == [[-np.inf, np.inf]]
 
 
 def test_many_inputs_and_output_is_an_input():
