@@ -114,8 +114,8 @@ class Speculating:
                 i = miss[0]
                 name = self.py_func.__code__.co_varnames[i]
                 now = args[i]
-                if type(vs.values[i]) is Shape:
-                    now = Shape(now.shape) if hasattr(now, "shape") else type(now).__name__
+                if type(vs.values[i]) is Shape:      # an array of the version's type
+                    now = Shape(now.shape)
                 why = f"argument {name} is {now!r}, compiled for {vs.values[i]!r}"
             else:
                 why = f"the value version is not used: {vs.gave_up or vs.reason}"
