@@ -47,8 +47,13 @@ def reduce_rows(r: np.ndarray, reduce: str | None, y: np.ndarray | None = None):
         return r
     with np.errstate(all="ignore"):
         if reduce == "max":
+            # the largest finite result; NumPy leaves the sign of a zero maximum to the order
+            # of the rows, here +0.0 counts as larger than -0.0 (as in the native evaluator)
             finite = np.where(np.isfinite(r), r, -np.inf)
-            return finite.max(axis=-1, initial=-np.inf).astype(r.dtype)
+            best = finite.max(axis=-1, initial=-np.inf)
+            plus_zero = ((finite == 0) & ~np.signbit(finite)).any(axis=-1)
+            best = np.where(best == 0, np.where(plus_zero, 0.0, -0.0), best)
+            return best.astype(r.dtype)
         if reduce == "sum":
             return r.astype(np.float64).sum(axis=-1)
         d = (r - y.astype(r.dtype)).astype(np.float64)

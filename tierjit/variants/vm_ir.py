@@ -58,6 +58,9 @@ def module_ir(dtype: str, lanes: int) -> str:
     pinf = "0x7FF0000000000000"
     splat_ninf = "<" + ", ".join(f"{t} {ninf}" for _ in range(w)) + ">"
     splat_pinf = "<" + ", ".join(f"{t} {pinf}" for _ in range(w)) + ">"
+    ib = size * 8                                   # the element's bits, as an integer
+    vb = f"<{w} x i{ib}>"
+    splat_negzero = "<" + ", ".join(f"i{ib} {-(1 << (ib - 1))}" for _ in range(w)) + ">"
     ext = (lambda dst, src: f"  {dst} = fpext {vt} {src} to {vd}") if t == "float" else \
         (lambda dst, src: f"  {dst} = fadd {vd} {src}, zeroinitializer")
     lines: list[str] = []
@@ -97,6 +100,7 @@ def module_ir(dtype: str, lanes: int) -> str:
     name = symbol(dtype, lanes)
     emit(f"declare {vt} @llvm.fabs.{sfx}({vt})")
     emit(f"declare {t} @llvm.vector.reduce.fmax.{sfx}({vt})")
+    emit(f"declare i1 @llvm.vector.reduce.or.v{w}i1(<{w} x i1>)")
     emit(f"declare double @llvm.vector.reduce.fadd.{dsfx}(double, {vd})")
     emit(f"declare void @llvm.masked.store.{sfx}.p0({vt}, ptr, i32, <{w} x i1>)")
     emit("")
@@ -297,11 +301,19 @@ def module_ir(dtype: str, lanes: int) -> str:
                           f"  %st.none.p = getelementptr {vt}, ptr %orowp, i64 %v.none",
                           (f"  call void @llvm.masked.store.{sfx}.p0({vt} %x.none, "
                           f"ptr %st.none.p, i32 {size}, <{w} x i1> %mask.none)")], "blk.next")
+    # the largest finite result, +0.0 counting as larger than -0.0 (reference.reduce_rows):
+    # a lane takes x when x > acc, or x is +0.0 and acc -0.0
     counted_loop("max", [load("%x.max", "%res", "max"), *lane_mask("max"),
                          f"  %ax.max = call {vt} @llvm.fabs.{sfx}({vt} %x.max)",
                          f"  %fin.max = fcmp olt {vt} %ax.max, {splat_pinf}",
                          f"  %acc.max = load {vt}, ptr %acct.a",
-                         f"  %gt.max = fcmp ogt {vt} %x.max, %acc.max",
+                         f"  %gt0.max = fcmp ogt {vt} %x.max, %acc.max",
+                         f"  %xb.max = bitcast {vt} %x.max to {vb}",
+                         f"  %ab.max = bitcast {vt} %acc.max to {vb}",
+                         f"  %xpz.max = icmp eq {vb} %xb.max, zeroinitializer",
+                         f"  %anz.max = icmp eq {vb} %ab.max, {splat_negzero}",
+                         f"  %tie.max = and <{w} x i1> %xpz.max, %anz.max",
+                         f"  %gt.max = or <{w} x i1> %gt0.max, %tie.max",
                          f"  %m1.max = and <{w} x i1> %fin.max, %gt.max",
                          f"  %m2.max = and <{w} x i1> %m1.max, %mask.max",
                          (f"  %nacc.max = select <{w} x i1> %m2.max, {vt} %x.max, "
@@ -334,7 +346,14 @@ def module_ir(dtype: str, lanes: int) -> str:
          "label %end.sum i64 3, label %end.mse ]")
     emit("end.max:")
     emit(f"  %accm = load {vt}, ptr %acct.a")
-    emit(f"  %best = call {t} @llvm.vector.reduce.fmax.{sfx}({vt} %accm)")
+    emit(f"  %bestv = call {t} @llvm.vector.reduce.fmax.{sfx}({vt} %accm)")
+    # fmax leaves the sign of a zero to the lanes' order: +0.0 if any lane holds it
+    emit(f"  %accmb = bitcast {vt} %accm to {vb}")
+    emit(f"  %lanepz = icmp eq {vb} %accmb, zeroinitializer")
+    emit(f"  %anypz = call i1 @llvm.vector.reduce.or.v{w}i1(<{w} x i1> %lanepz)")
+    emit(f"  %iszero = fcmp oeq {t} %bestv, 0.0")
+    emit(f"  %zero = select i1 %anypz, {t} 0.0, {t} -0.0")
+    emit(f"  %best = select i1 %iszero, {t} %zero, {t} %bestv")
     emit(f"  %bestp = getelementptr {t}, ptr %out, i64 %p")
     emit(f"  store {t} %best, ptr %bestp")
     emit("  br label %prog.next")
