@@ -120,7 +120,10 @@ class OpSelection:
                 return
         elif op is Op.RANGE_ITEM:
             if all(_is_int(t) for t in ts):
-                self.add("range_item", A=o[args[0]], D=o[args[2]], B=o[args[3]], C=o[r])
+                if args[2].range == (1, 1):             # range(a, b): start + k
+                    self.add("range_item1", A=o[args[0]], B=o[args[3]], C=o[r])
+                else:
+                    self.add("range_item", A=o[args[0]], D=o[args[2]], B=o[args[3]], C=o[r])
                 return
         elif op is Op.GUARD_RANGE:
             lo, hi = ins.attr

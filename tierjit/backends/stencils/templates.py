@@ -510,6 +510,8 @@ def _control_stencils() -> None:
         step = b.load("i64", "D")
         return "i64", b(f"add i64 {start}, {b(f'mul i64 {k}, {step}')}")
     _binary("range_item", "i64", "i64", range_item)
+    _binary("range_item1", "i64", "i64",           # a step of 1: no multiply, no step slot
+            lambda b, start, k: ("i64", b(f"add i64 {start}, {k}")))
 
     def guard_range(b, x):
         lo, hi = b.const("K"), b.const("K2")
