@@ -136,7 +136,7 @@ def test_cached_stencils_decode_on_use_as_parsed():
     name = next(iter(lib.stencils))
     assert cached.stencils[name] == lib.stencils[name]
     assert list(cached.stencils._decoded) == [name]      # that one only
-    assert cached.hole_names[name] == frozenset(h.target for h in lib.stencils[name].holes)
+    assert cached.stencils[name].hole_names == frozenset(h.target for h in lib.stencils[name].holes)
     assert dict(cached.stencils) == dict(lib.stencils)
     assert "no such stencil" not in cached.stencils
     with pytest.raises(ValueError):

@@ -29,7 +29,7 @@ import struct
 import sys
 import threading
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import shared_ir, templates
 
@@ -68,6 +68,12 @@ class Stencil:
     holes: tuple[Hole, ...]
     tail: int | None
     tail_target: str | None = None
+    # the names of its holes: selection asks for a deopt stub only where a stencil has a
+    # DEOPT hole (a float add in Python's flavour, an access proven in bounds have none)
+    hole_names: frozenset[str] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hole_names", frozenset(h.target for h in self.holes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +82,6 @@ class Library:
     data: bytes                 # the object's read-only constants, shared by every stencil
     key: dict
     source: str                 # "cache" or "built"
-    # per stencil, the names of its holes: selection asks for a deopt stub only where a
-    # stencil has a DEOPT hole (a float add in Python's flavour, an access proven in bounds
-    # have none)
-    hole_names: Mapping[str, frozenset[str]]
 
 
 class CachedStencils(Mapping):
@@ -110,32 +112,6 @@ class CachedStencils(Mapping):
 
     def __len__(self) -> int:
         return len(self._rows)
-
-
-class HoleNames(Mapping):
-    """Library.hole_names: per stencil, the names of its holes, worked out on first use."""
-
-    __slots__ = ("_names", "_stencils")
-
-    def __init__(self, stencils: Mapping[str, Stencil]) -> None:
-        self._stencils = stencils
-        self._names: dict[str, frozenset[str]] = {}
-
-    def __getitem__(self, name: str) -> frozenset[str]:
-        got = self._names.get(name)
-        if got is None:
-            got = self._names.setdefault(
-                name, frozenset(h.target for h in self._stencils[name].holes))
-        return got
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._stencils
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._stencils)
-
-    def __len__(self) -> int:
-        return len(self._stencils)
 
 
 def cache_dir() -> str:
@@ -306,12 +282,7 @@ def parse(obj: bytes, key: dict, source: str) -> Library:
                 if h.offset == len(code) - 4 and h.target in ("NEXT", "JT", "JF"):
                     tail, tail_target = len(code) - 5, h.target
         stencils[sym.name[3:]] = Stencil(sym.name[3:], code, tuple(holes), tail, tail_target)
-    return _library_of(stencils, bytes(data), key, source)
-
-
-def _library_of(stencils: Mapping[str, Stencil], data: bytes, key: dict, source: str
-                ) -> Library:
-    return Library(stencils, data, key, source, HoleNames(stencils))
+    return Library(stencils, bytes(data), key, source)
 
 
 def serialise(lib: Library) -> bytes:
@@ -329,7 +300,7 @@ def deserialise(body: bytes, key: dict) -> Library:
         raise ValueError("empty stencil library")
     if any(len(row) != 5 for row in rows):       # checked while a bad file can be rebuilt
         raise ValueError("malformed stencil row")
-    return _library_of(CachedStencils(rows), data, key, "cache")
+    return Library(CachedStencils(rows), data, key, "cache")
 
 
 def load(rebuild: bool = False) -> Library:

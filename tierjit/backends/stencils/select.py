@@ -41,7 +41,7 @@ class Selection(OpSelection):
         self.fn = fn
         self.ret_type = ret_type
         self.fs = States(fn)
-        self.hole_names = library.load().hole_names
+        self.stencils = library.load().stencils
         # pieces 0 and 1 are the function's entry and core thunks (code.py)
         self.pieces: list[tuple[str, dict]] = [("", {}), ("", {})]
         self.offset: dict[Value, int] = {}
@@ -236,7 +236,7 @@ class Selection(OpSelection):
         just added; none (and None) when that stencil has no such hole."""
         name, last = self.pieces[-1]
         assert last is holes
-        if hole not in self.hole_names[name]:
+        if hole not in self.stencils[name].hole_names:
             return None
         n = self.fs.at(b, i)
         holes[hole] = self.stub(n)

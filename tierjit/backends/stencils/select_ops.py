@@ -81,7 +81,7 @@ class OpSelection:
                     self.add("tag_or", TA=self.tag(x), TB=self.tag(y), TC=o[r] + 8)
                 elif not converts and name not in ("floordiv_ii", "mod_ii"):
                     SIMPLE[v, id(x.type), id(y.type), id(r.type)] = (
-                        name, "DEOPT" in self.hole_names[name], _UNCHECKED.get(name))
+                        name, "DEOPT" in self.stencils[name].hole_names, _UNCHECKED.get(name))
                     _SIMPLE_TYPES.extend((x.type, y.type, r.type))
                 return
         elif v in _CMP_V:
