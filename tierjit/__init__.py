@@ -44,13 +44,14 @@ def jit(fn: "Callable | None" = None, *, tier: str = "auto"):
     # The common case first: a plain function, not a jitted one, tier "auto". Its dispatcher
     # stays a ColdDispatcher until more than the cold phase needs it (runtime.shim), so
     # neither decorating (~2 us) nor a cold call imports runtime.dispatch.
+    # (getattr, not `in fn.__dict__`: that makes the function a dict.)
     if tier == "auto" and type(fn) is _FunctionType \
-            and "__tierjit_dispatcher__" not in fn.__dict__:
+            and getattr(fn, "__tierjit_dispatcher__", None) is None:
         cold = _ColdDispatcher or _load_cold_dispatcher()
         if cold is not None:
             return cold(fn).entry
     from .runtime.dispatch import Dispatcher, dispatcher_of
-    if type(fn) is not _FunctionType or "__tierjit_dispatcher__" in fn.__dict__:
+    if type(fn) is not _FunctionType or getattr(fn, "__tierjit_dispatcher__", None) is not None:
         d = dispatcher_of(fn)
         if d is not None:
             fn = d.py_func

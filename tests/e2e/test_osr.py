@@ -335,6 +335,11 @@ def test_loop_detection_matches_the_opcode_table():
                                                              "JUMP_BACKWARD_NO_INTERRUPT")}
     assert has_loops(factorial_loop.__code__) and has_loops(power_sum.__code__)
     assert not has_loops(sign_of.__code__)
+    # a backward jump's opcode as an argument byte (constant number 134 or 140) is no loop
+    ns: dict = {}
+    exec("def pick(i):\n    return i" + "".join(f" + {k}.5" for k in range(150)) + "\n", ns)
+    raw = ns["pick"].__code__.co_code
+    assert set(raw[1::2]) & _backward_opcodes() and not has_loops(ns["pick"].__code__)
 
 
 # -- deoptimisation feedback ---------------------------------------------------------------------

@@ -299,7 +299,7 @@ class ColdDispatcher:
         if len(args) != self._nparams:
             return
         if prof is None:
-            self.profile = [profiled(a) for a in args]
+            self.profile = list(map(profiled, args))
         else:
             constant = False
             for i, a in enumerate(args):
@@ -328,28 +328,28 @@ def _unchanged(fn: "Callable", free: dict) -> bool:
 def has_loops(code: "Any") -> bool:
     """Does the code object jump backwards (a loop)? Nested code objects are not looked at:
     the frontend does not lower functions that define them."""
+    # co_code is (opcode, oparg) byte pairs: keep the opcodes, delete every one that is not a
+    # backward jump, and see whether anything is left — two C calls, no Python loop.
+    others = _NOT_BACKWARD or _not_backward()
+    return bool(code.co_code[::2].translate(None, others))
+
+
+def _not_backward() -> bytes:
+    global _NOT_BACKWARD
     backward = _backward_opcodes()
-    raw = code.co_code
-    for op in backward:                   # most functions have no such byte at all (in C)
-        if op in raw:
-            return any(raw[i] in backward for i in range(0, len(raw), 2))
-    return False
+    _NOT_BACKWARD = bytes(op for op in range(256) if op not in backward)
+    return _NOT_BACKWARD
 
 
 def _backward_opcodes() -> frozenset:
-    global _BACKWARD
-    if _BACKWARD is None:
-        if sys.version_info[:2] in ((3, 11), (3, 12)):
-            _BACKWARD = frozenset((134, 140))  # JUMP_BACKWARD(_NO_INTERRUPT): no import (~1 ms)
-        else:
-            import opcode
-            _BACKWARD = frozenset(opcode.opmap[n] for n in
-                                  ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
-                                  if n in opcode.opmap)
-    return _BACKWARD
+    if sys.version_info[:2] in ((3, 11), (3, 12)):
+        return frozenset((134, 140))    # JUMP_BACKWARD(_NO_INTERRUPT): no import (~1 ms)
+    import opcode
+    return frozenset(opcode.opmap[n] for n in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
+                     if n in opcode.opmap)
 
 
-_BACKWARD: "frozenset | None" = None
+_NOT_BACKWARD: "bytes | None" = None
 
 # -- the value profile's values (runtime.speculation builds on them) ----------------------------
 
