@@ -11,10 +11,12 @@ once; then copy-and-patch (`compile_baseline`, Python work included) and the LLV
 
 --first-call: each kernel's first call in a fresh process (imports excluded: tierjit, NumPy
 and the kernel are imported, the arguments built, then the clock starts) against the best of
-3 calls of the kernel's C twin (-O3). --tier auto (default): adaptive tiering, hot at the
-first call (hot_calls=0): the baseline and LLVM builds are queued for the compiler thread and
-the call itself runs as CPython (or enters LLVM's code by OSR); --tier baseline: pinned, the
-first call builds baseline code (front half and copy-and-patch) and runs it.
+3 calls of the kernel's C twin (-O3). --tier auto (default): adaptive tiering with the default
+settings: a call given a large argument (config.watch_size) runs counting tier 0 and moves
+into native code by OSR once the compiler thread has built it, any other first call runs as
+CPython; --hot0: the same, hot at the first call (hot_calls=0: the function's own baseline
+and LLVM builds are queued too); --tier baseline: pinned, the first call builds baseline code
+(front half and copy-and-patch) and runs it.
 """
 
 from __future__ import annotations
@@ -83,16 +85,17 @@ def load_kernel(name: str, tier: str | None):
     return mod
 
 
-def first_one(name: str, scale_name: str, tier: str) -> None:
+def first_one(name: str, scale_name: str, tier: str, hot0: bool) -> None:
     """In a fresh process: the first call of kernel `name`, adaptive tiering with baseline
-    (tier "auto", hot at the first call) or pinned to the baseline tier."""
+    (tier "auto"; hot at the first call with `hot0`) or pinned to the baseline tier."""
     import json
     import numpy  # noqa: F401 - imports excluded from the figure
     mod = load_kernel(name, None)
     scale = mod.SCALES[scale_name]
     args = mod.setup(scale)
     from tierjit.runtime import baseline  # noqa: F401
-    tierjit.config.hot_calls, tierjit.config.hot_seconds = 0, None
+    if hot0:
+        tierjit.config.hot_calls, tierjit.config.hot_seconds = 0, None
     t0 = time.perf_counter()
     for f in mod.JIT:
         setattr(mod, f, tierjit.jit(getattr(mod, f), tier=tier))
@@ -101,7 +104,7 @@ def first_one(name: str, scale_name: str, tier: str) -> None:
     print(json.dumps({"seconds": seconds, "result": repr(result)}))
 
 
-def first_calls(names: list[str], scale_name: str, tier: str) -> None:
+def first_calls(names: list[str], scale_name: str, tier: str, hot0: bool) -> None:
     import json
     import subprocess
     sys.path.insert(0, str(BENCH))
@@ -109,8 +112,8 @@ def first_calls(names: list[str], scale_name: str, tier: str) -> None:
     ratios = []
     for name in names:
         out = subprocess.run([sys.executable, __file__, "--first-one", name, "--scale",
-                              scale_name, "--tier", tier], capture_output=True, text=True,
-                             timeout=600)
+                              scale_name, "--tier", tier] + ["--hot0"] * hot0,
+                             capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
             print(f"{name:14s} first call failed: {out.stderr.strip().splitlines()[-1:]}")
             continue
@@ -121,7 +124,8 @@ def first_calls(names: list[str], scale_name: str, tier: str) -> None:
         t_c = _best(lambda: mod.call_c(lib, *args), 3)
         ratio = rec["seconds"] / t_c
         ratios.append(ratio)
-        print(f"{name:14s} first call (tier={tier}) {rec['seconds'] * 1e3:9.2f} ms   "
+        label = f"tier={tier}{', hot_calls=0' if hot0 else ''}"
+        print(f"{name:14s} first call ({label}) {rec['seconds'] * 1e3:9.2f} ms   "
               f"C -O3 {t_c * 1e3:9.2f} ms   ratio {ratio:6.2f}x", flush=True)
     if ratios:
         g = math.exp(sum(map(math.log, ratios)) / len(ratios))
@@ -138,12 +142,14 @@ def main(argv=None) -> int:
     p.add_argument("--first-one", help=argparse.SUPPRESS)
     p.add_argument("--tier", default="auto", choices=("auto", "baseline"),
                    help="with --first-call: adaptive tiering, or pinned to the baseline tier")
+    p.add_argument("--hot0", action="store_true",
+                   help="with --first-call --tier auto: hot at the first call (hot_calls=0)")
     opts = p.parse_args(argv)
     if opts.first_one:
-        first_one(opts.first_one, opts.scale, opts.tier)
+        first_one(opts.first_one, opts.scale, opts.tier, opts.hot0)
         return 0
     if opts.first_call:
-        first_calls(opts.kernels.split(","), opts.scale, opts.tier)
+        first_calls(opts.kernels.split(","), opts.scale, opts.tier, opts.hot0)
         return 0
 
     import linecache

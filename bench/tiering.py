@@ -10,12 +10,13 @@ first   Per kernel of bench/kernels, in a fresh process with imports and argumen
         decorating plus the first call, for plain CPython, tier="auto" (the default) and
         tier="opt" (compiles synchronously before running).
 osr     One call of closest() over 10**7 elements (bench/kernels/closest.py) in a fresh process:
-        plain CPython; tier="auto" with the default settings (a function is watched only after
-        watch_seconds of cold calls, so a fresh function's first call runs as CPython); auto
-        with watch_seconds=0 (counting tier 0 from the first call: the loop moves into native
-        code by OSR once the compiler thread has built it); the same with the JIT already warm
-        (another function compiled first: LLVM loaded); and the second call, with the function
-        compiled. Ratios against the compiled call (issue target: <= 1.3x).
+        plain CPython; tier="auto" with the default settings (an array of watch_size elements
+        predicts a long call: the first call runs counting tier 0, and its loop moves into
+        native code by OSR once the compiler thread has built it); auto with watch_size=None
+        (watched only after watch_seconds of cold calls: the first call runs as CPython); auto
+        with watch_seconds=0 (counting tier 0 from every first call); the same with the JIT
+        already warm (another function compiled first: LLVM loaded); and the second call, with
+        the function compiled. Ratios against the compiled call (issue target: <= 1.3x).
 values  Value specialisation: an LCG filling an array, whose multiplier, increment and modulus
         are arguments, called with the same ones every time; and 4x4 matrix products over
         arrays of one shape (the shapes compiled in). The generic version
@@ -209,7 +210,7 @@ def part_first(names: list[str], quick: bool) -> None:
 
 # -- OSR -----------------------------------------------------------------------------------------
 
-OSR_MODES = ("cpython", "default", "watch0", "watch0-warm")
+OSR_MODES = ("cpython", "default", "size-never", "watch0", "watch0-warm")
 
 
 def child_osr(mode: str, n: int) -> None:
@@ -228,6 +229,8 @@ def child_osr(mode: str, n: int) -> None:
     from tierjit.runtime import compiler
     if mode.startswith("watch0"):
         tierjit.config.watch_seconds = 0.0
+    if mode == "size-never":        # only watch_seconds watches: the first call runs as CPython
+        tierjit.config.watch_size = None
     if mode.endswith("warm"):
         tierjit.jit(tier="opt")(_warm_up)(1.0)     # loads LLVM and the compiler
     f = tierjit.jit(closest)

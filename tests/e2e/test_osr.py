@@ -83,6 +83,51 @@ def test_one_long_call_moves_into_native_code(background):
         assert "watched: cold calls run counting tier 0" in text, text
 
 
+def mod_sum(n):
+    s = 0
+    for i in range(n):
+        s += i * i % 7
+    return s
+
+
+def test_a_first_call_given_a_large_argument_moves_into_native_code():
+    """An argument of watch_size predicts a long call: the very first call lowers counting
+    tier 0 on its own thread and moves into native code by OSR, long before watch_seconds
+    would have said so (it is set out of reach here)."""
+    from tierjit.runtime.dispatch import dispatcher_of
+    n = len(events.events())
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=60.0,
+                                 watch_size=50_000, osr_backedges=1000, background=False):
+        f = tierjit.jit(mod_sum)
+        assert f(49_999) == mod_sum(49_999) and f(-49_999) == 0
+        assert dispatcher_of(f).counting == "watching"      # small calls lower nothing
+        assert not since(n, "compile", "mod_sum")
+        assert f(-50_000) == 0                                # no iterations, but watched
+        assert f(80_000) == mod_sum(80_000)
+        g = tierjit.jit(closest)
+        v = np.random.default_rng(3).random(50_000) * 100.0
+        assert g(v, 42.5) == closest(v, 42.5)
+    built = [e for e in since(n, "compile", "mod_sum") if e.detail.get("counting")]
+    assert [e.thread for e in built] == ["MainThread"], built
+    assert since(n, "osr", "mod_sum") and since(n, "osr", "closest")
+    assert "watched: cold calls run counting tier 0" in tierjit.explain(f)
+
+
+def test_watch_size_none_predicts_nothing():
+    from tierjit.runtime.shim import predicts_long
+    big = np.zeros(70_000)
+    assert predicts_long((1, big), 65536) and predicts_long((-2**40,), 65536)
+    assert not predicts_long((True, 65535, -65535, 1e9, np.zeros((255, 256))), 65536)
+    assert not predicts_long((big, 2**70), None)
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=None,
+                                 watch_size=None):
+        f = tierjit.jit(mod_sum)
+        n = len(events.events())
+        assert f(100_000) == mod_sum(100_000)
+        assert not since(n, "compile", "mod_sum")
+        assert "not watched" in tierjit.explain(f)
+
+
 def factorial_loop(n):
     r = 1
     for i in range(1, n + 1):

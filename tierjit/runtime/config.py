@@ -17,6 +17,9 @@ with a warning and the default is kept):
     TIERJIT_MAX_SPECIALISATIONS=N type specialisations per function (default 8)
     TIERJIT_WATCH_MS=T|never      a function with loops one of whose cold calls took this many
                                   milliseconds runs its cold calls in counting tier 0 (default 1)
+    TIERJIT_WATCH_SIZE=N|never    ... and a cold call given an int of at least this magnitude or
+                                  an array of at least this many elements runs counting tier 0
+                                  from its start (default 65536)
     TIERJIT_OSR_BACKEDGES=N|never loop iterations after which a call running a loop in tier 0
                                   moves into native code (OSR; default 1000)
     TIERJIT_SPECIALISE_VALUES=1|0 compile constant arguments in (default 1)
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
 _INF = float("inf")
 
 _FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log",
-           "osr_backedges", "watch_seconds", "perf", "specialise_values")
+           "osr_backedges", "watch_seconds", "watch_size", "perf", "specialise_values")
 
 
 class Config:
@@ -63,6 +66,11 @@ class Config:
                                 this long runs its further cold calls in counting tier 0,
                                 lowered on the compiler thread (0: from its first call, lowered
                                 by that call; None: never) ...
+    watch_size: int | None      ... and a cold call of it one of whose arguments is an int of at
+                                least this magnitude (a loop bound) or a NumPy array of at
+                                least this many elements runs counting tier 0 from its start,
+                                lowered by that call: such a call is likely long, and its loops
+                                can move into native code at once (None: never by size) ...
     osr_backedges: int | None   ... which counts loop iterations: after this many, a long call moves
                                 into native code compiled for the rest of its loop (OSR), and
                                 asks again every as many iterations while that code is being
@@ -83,6 +91,7 @@ class Config:
     perf: bool
     osr_backedges: int | None
     watch_seconds: float | None
+    watch_size: int | None
     specialise_values: bool
 
     def __init__(self, env: "Mapping[str, str] | None" = None) -> None:
@@ -100,6 +109,7 @@ class Config:
         set_(self, "perf", False)
         set_(self, "osr_backedges", 1000)
         set_(self, "watch_seconds", 0.001)
+        set_(self, "watch_size", 65536)
         set_(self, "specialise_values", True)
         if env is not None:
             self._read_env(env)
@@ -111,8 +121,9 @@ class Config:
         if name in ("background", "log", "perf", "specialise_values"):
             if not isinstance(value, bool):
                 raise TypeError(f"tierjit.config.{name} must be a bool, got {value!r}")
-        elif name in ("hot_calls", "max_deopts", "max_specialisations", "osr_backedges"):
-            never = name in ("hot_calls", "osr_backedges")
+        elif name in ("hot_calls", "max_deopts", "max_specialisations", "osr_backedges",
+                      "watch_size"):
+            never = name in ("hot_calls", "osr_backedges", "watch_size")
             if value is None and never:
                 pass
             elif (isinstance(value, bool) or not isinstance(value, int) or value < 0
@@ -156,6 +167,7 @@ class Config:
             "TIERJIT_PERF": ("perf", _flag),
             "TIERJIT_OSR_BACKEDGES": ("osr_backedges", _int_or_never),
             "TIERJIT_WATCH_MS": ("watch_seconds", _ms_or_never),
+            "TIERJIT_WATCH_SIZE": ("watch_size", _int_or_never),
             "TIERJIT_SPECIALISE_VALUES": ("specialise_values", _flag),
         }
         for var, (name, parse) in parsers.items():

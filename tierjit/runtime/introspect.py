@@ -79,15 +79,20 @@ class Introspection:
             if spec.requested:
                 lines.append(self._explain_spec(spec))
         for (header, _), spec in list(getattr(self.counting, "entries", {}).items()):
+            # until LLVM's code is there, calls move into the entry's baseline code, if any
+            tier = "baseline" if not spec.built and \
+                (header, spec.arg_types) in self.counting.baseline else spec.tier
             lines.append(self._explain_spec(spec, f" (OSR entry at the loop on line "
-                                                  f"{self.counting.points[header].line})"))
+                                                  f"{self.counting.points[header].line})", tier))
         if not self.cold and len(self.specs) >= _config.max_specialisations:
             lines.append(f"  further argument types run as CPython: max_specialisations="
                          f"{_config.max_specialisations} reached")
         return "\n".join(lines)
 
-    def _explain_spec(self, spec: "Specialisation", what: str = "") -> str:
-        head = f"  {self.__name__}{_fmt_types(spec.arg_types, spec.values)}: {spec.tier}{what}"
+    def _explain_spec(self, spec: "Specialisation", what: str = "",
+                      tier: "str | None" = None) -> str:
+        head = (f"  {self.__name__}{_fmt_types(spec.arg_types, spec.values)}: "
+                f"{tier or spec.tier}{what}")
         if spec.gave_up is not None:
             head += f" — native code dropped after {spec.gave_up}"
         elif spec.reason is not None:
@@ -104,10 +109,18 @@ class Introspection:
     def _explain_watch(self) -> str:
         c = self.counting
         if c == "watching" and self.cold:
-            return (f"has loops: watched (cold calls in counting tier 0, OSR) once its cold "
-                    f"calls have taken {_config.watch_seconds * 1e3:g} ms"
-                    if _config.watch_seconds is not None and _config.osr_backedges is not None
-                    else "has loops: not watched (config.watch_seconds or osr_backedges None)")
+            if _config.osr_backedges is None or \
+                    _config.watch_seconds is None and _config.watch_size is None:
+                return ("has loops: not watched (config.osr_backedges, or watch_seconds and "
+                        "watch_size, None)")
+            when = []
+            if _config.watch_seconds is not None:
+                when.append(f"once its cold calls have taken {_config.watch_seconds * 1e3:g} ms")
+            if _config.watch_size is not None:
+                when.append(f"from a call given an int of {_config.watch_size} or more (in "
+                            f"magnitude) or an array of as many elements")
+            return ("has loops: watched (cold calls in counting tier 0, OSR) "
+                    + ", and ".join(when))
         if hasattr(c, "points"):
             where = ", ".join(str(p.line) for p in c.points.values())
             return (f"watched: cold calls run counting tier 0; its loops (line {where}) move "

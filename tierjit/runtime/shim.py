@@ -285,9 +285,12 @@ class ColdDispatcher:
             c = self.counting = "watching" if has_loops(self.py_func.__code__) else False
         if c == "watching":
             watch = _config.watch_seconds
-            if watch is None or self.longest_cold < watch:
+            if watch is not None and self.longest_cold >= watch:
+                c = self.materialise()._start_counting()
+            elif predicts_long(args, _config.watch_size):
+                c = self.materialise()._start_counting(now=True)
+            else:
                 return self.py_func
-            c = self.materialise()._start_counting()
         if (c is False or c == "building" or kwargs or len(args) != self._nparams
                 or not _unchanged(self.py_func, c.free)):
             return self.py_func
@@ -323,6 +326,22 @@ _materialise_lock = allocate_lock()
 def _unchanged(fn: "Callable", free: dict) -> bool:
     from ..frontend.resolve import unchanged
     return unchanged(fn, free)
+
+
+def predicts_long(args: tuple, size: "int | None") -> bool:
+    """Does an argument say that a call of a function with loops will be long: an int of at
+    least `size` in magnitude (a loop bound, most likely) or a NumPy array of at least `size`
+    elements (config.watch_size; None: never)?"""
+    if size is None:
+        return False
+    for a in args:
+        t = type(a)
+        if t is int:
+            if a >= size or -a >= size:
+                return True
+        elif _is_ndarray(t) and a.size >= size:
+            return True
+    return False
 
 
 def has_loops(code: "Any") -> bool:

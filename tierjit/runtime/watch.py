@@ -5,12 +5,16 @@ A function with loops is *watched* once one of its cold calls has taken
 (Python from the untyped IR, with loop countdowns) is slower than CPython for short calls.
 The counting tier 0 is lowered on the compiler thread (by the call itself when watch_seconds
 is 0); until it is there, and for calls it cannot take (keywords, another arity, a free name
-that now names another object), cold calls run the original function.
+that now names another object), cold calls run the original function. A call given an
+argument of `config.watch_size` (an int that large, an array of that many elements) is
+predicted to be long before it has run at all: it lowers the counting tier 0 itself and runs
+in it from its start, so that even a function's first call can move into native code.
 
 Mixed into runtime.dispatch.Dispatcher; its state is `Dispatcher.counting`: None until the
 first cold call, "watching", "building", then an OsrEntries or False. The shim asks
 `cold_target` (runtime.shim.ColdDispatcher: cold calls run without this module) on every cold
-call; once a call has taken watch_seconds, it asks `_start_counting` here.
+call; once a call has taken watch_seconds, or is given an argument of watch_size, it asks
+`_start_counting` here.
 """
 
 from time import perf_counter as _clock
@@ -25,16 +29,18 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
 class Watching:
     """The watch policy of a Dispatcher, past its first decisions (see the module docstring)."""
 
-    def _start_counting(self) -> "Any":
+    def _start_counting(self, now: bool = False) -> "Any":
         """A cold call of a function with loops has taken config.watch_seconds: lower it to
         counting tier 0, on the compiler thread under config.background (cold calls run the
         original function until it is there) unless watch_seconds is 0, which asks for it
-        at the first call. Returns what self.counting now is."""
+        at the first call. `now`: the call about to run was given an argument of
+        config.watch_size and runs counting tier 0 itself, so this thread lowers it.
+        Returns what self.counting now is."""
         self.counting = False
         if _config.osr_backedges is None or not self._simple_sig:
             return False
         from . import compiler
-        if _config.background and _config.watch_seconds \
+        if _config.background and _config.watch_seconds and not now \
                 and not compiler.get_compiler().is_compiler_thread():
             self.counting = "building"
             job = _Counting(self)
