@@ -8,7 +8,8 @@
   calling thread when compiles are synchronous); LLVM's code replaces it in the slot when
   it is ready. The baseline code works on its own optimised copy of the typed IR and resumes
   in its own tier-0 functions, so the LLVM build and its frame states are untouched. A baseline build
-  that fails leaves the signature to LLVM, silently (`explain` shows LLVM's outcome); one
+  that fails leaves the signature to LLVM, silently (`explain` shows LLVM's outcome), and so
+  does code that would call Python for an operation in a loop (slower than CPython); one
   whose code deoptimises `config.max_deopts` times leaves the slot.
 - A baseline caller needs its callees in baseline too: `ensure_baseline` builds them.
 
@@ -66,7 +67,8 @@ def build_private(dispatcher, key):
         typed = dispatcher.infer(key)
         own = dataclasses.replace(typed, fn=optimise(clone(typed.fn)))
         spec = dispatcher.specs.setdefault(key, Specialisation(key))
-        code = compile_baseline(dispatcher, spec, own, dispatcher.py_func)
+        code = compile_baseline(dispatcher, spec, own, dispatcher.py_func,
+                                python_in_loops=dispatcher.tier == "baseline")
     except Unsupported:
         return None
     codes[key] = code

@@ -133,7 +133,8 @@ class OsrEntries:
             typed = infer(osr_function(d.untyped_ir(), point), spec.arg_types,
                           key=(d, "osr", header, spec.arg_types))
             typed.fn = optimise(typed.fn, spec.avoid)
-            code = compile_baseline(d, spec, typed, compile_tier0(typed.fn, name=d.__name__))
+            code = compile_baseline(d, spec, typed, compile_tier0(typed.fn, name=d.__name__),
+                                    python_in_loops=False)
         except Unsupported:
             return
         except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
