@@ -94,12 +94,18 @@ def compile_event(name):
     return found[-1] if found else None
 
 
+def osr_count(name):
+    """How many calls of `name` moved into native code mid-loop (from tierjit.stats())."""
+    return sum(e["kind"] == "osr" and e["function"] == name for e in tierjit.stats()["events"])
+
+
 def speed():
     heading(f"(a) speed: closest(v, q) over {N:,} float64 values")
     v = np.random.default_rng(2024).random(N) * 1000.0
     q = 123.456789
     t = time.perf_counter()
-    closest(v, q)                   # runs as CPython; it takes > 5 ms, so closest is now hot
+    closest(v, q)                   # 3,000,000 values predict a long call: it runs tier 0
+    #                                 and moves into native code mid-loop (OSR); > 5 ms: hot
     first = time.perf_counter() - t
     t_py, r_py = best_time(closest.py_func, (v, q), repeat=2)    # the undecorated function
     t_jit, r_jit = best_time(closest, (v, q), repeat=5)
@@ -110,8 +116,9 @@ def speed():
     ev = compile_event("closest")
     built = f"compiled on the {ev['thread']} thread in {ev['seconds'] * 1e3:.0f} ms" \
         if ev else "still compiling"
-    print(f"   first call: {first * 1e3:.0f} ms as CPython; that made closest hot, and it was "
-          f"{built} while the program ran on")
+    print(f"   first call: {first * 1e3:.0f} ms, moving into native code mid-loop "
+          f"({osr_count('closest')} OSR); that made closest hot, and it was {built} while "
+          f"the program ran on")
     print(f"   identical results (values and types): {same}")
     indented(tierjit.explain(closest))
 
@@ -149,7 +156,7 @@ def exceptions():
 
 
 def adaptive():
-    heading("(d) adaptive tiering: horner(c, 0.999) runs as CPython until hot, then native")
+    heading("(d) adaptive tiering: horner(c, 0.999) runs cold until hot, then native")
     c = np.random.default_rng(7).random(100_000)
     held = horner                   # the object every caller holds
     calls, start = [], time.perf_counter()
@@ -162,7 +169,8 @@ def adaptive():
             break                   # two calls after the switch are enough
     cold = [dt for dt, was in calls if was == "Shim"]
     print(f"   calls 1-{len(cold)}: {min(cold) * 1e3:.1f} to {max(cold) * 1e3:.1f} ms each, "
-          f"as CPython (the first took > 5 ms: hot, queued for the compiler thread)")
+          f"cold: tier 0, {osr_count('horner')} of them moving into native code mid-loop "
+          f"(OSR); the first took > 5 ms: hot, queued for the compiler thread")
     if len(cold) < len(calls):
         hot = [dt for dt, was in calls if was != "Shim"]
         print(f"   calls {len(cold) + 1}-{len(calls)}: {min(hot) * 1e3:.2f} ms each, native "

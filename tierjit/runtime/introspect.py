@@ -131,10 +131,10 @@ class Introspection:
         rule = _hot_rule()
         if not self.cold:
             return (f"hot after {self.hot_after} calls and {self.cold_seconds * 1e3:.2f} ms "
-                    f"as CPython ({rule})")
+                    f"in cold calls ({rule})")
         if not self.calls:
             return f"not called yet: its first calls run as CPython until it is hot ({rule})"
-        return (f"cold: {self.calls} calls, {self.cold_seconds * 1e3:.2f} ms as CPython; "
+        return (f"cold: {self.calls} calls, {self.cold_seconds * 1e3:.2f} ms in all; "
                 f"compiles when hot ({rule})")
 
     def versions(self) -> "list[Specialisation]":
