@@ -247,7 +247,10 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     typed = typed if typed is not None else spec.typed
     fn = typed.fn
     ret = typed.return_type
-    sel = Selection(fn, ret)
+    # the cell callers use: only the specialisation's own code goes there (not a value
+    # specialisation's, which is only right for some argument values)
+    publish = dispatcher.specs.get(spec.arg_types) is spec
+    sel = Selection(fn, ret, (dispatcher, spec.arg_types) if publish else None)
     sel.select()
     if ret is not None and width(ret) > 16:
         raise Unsupported("a result of more than 16 slots")
@@ -265,9 +268,6 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
         keep.append(f)
         h["K"], h["K2"] = id(f), _TRUE
     # callees: their baseline cells (compiled first when they are not yet)
-    # the cell callers use: only the specialisation's own code goes there (not a value
-    # specialisation's, which is only right for some argument values)
-    publish = dispatcher.specs.get(spec.arg_types) is spec
     if publish:
         my_cell = baseline_cells(dispatcher).setdefault(spec.arg_types, ctypes.c_void_p(0))
     else:
@@ -289,6 +289,8 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     # constants, the entry's descriptors
     arena = codemem.arena()
     ext = shared(lib, ctypes.addressof(arena.active), entry_mod.FALLBACK_OFFSET)
+    for h in sel.self_calls:
+        h["K3"] = ctypes.addressof(arena.active)
     pieces = sel.pieces
     depth_stub = sel.stub(entry_stub | DEPTH_SITE << 32)
     consts = struct.pack(f"<{len(sel.consts)}q", *sel.consts)
