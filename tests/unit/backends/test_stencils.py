@@ -493,11 +493,12 @@ def test_fused_multiply_add_and_mixed_int_float_ops_match_python():
 
     import tierjit
 
+    # (products of other operands each time: one computed twice is computed once, passes/cse.py)
     def ints(a, b, c):
-        return a * b + c, c + a * b, (a * b + 7) % 4096
+        return a * b + c, c + b * a, (a * c + 7) % 4096
 
     def floats(a, b, c):
-        return a * b + c, c + a * b, a * 2 + c
+        return a * b + c, c + b * a, a * 2 + c
 
     def mixed(i, x):
         return i / x, x / i, i + x, x - i, i * x

@@ -22,6 +22,9 @@ import time
 from dataclasses import dataclass, field
 
 from ...errors import Unsupported
+from ...ir.verifier import verify
+from ...passes.cse import eliminate_common_subexpressions
+from ...passes.pipeline import VERIFY
 from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from ..nesting import NATIVE_STACK
@@ -245,7 +248,11 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     to `fallback` (default: spec's tier 0)."""
     t0 = time.perf_counter()
     typed = typed if typed is not None else spec.typed
-    fn = typed.fn
+    # values kept in memory make every recomputation cost loads and stores (no LLVM here
+    # to merge them): a pure operation computed twice is computed once
+    fn = eliminate_common_subexpressions(typed.fn)
+    if VERIFY:
+        verify(fn, typed=True)
     ret = typed.return_type
     # the cell callers use: only the specialisation's own code goes there (not a value
     # specialisation's, which is only right for some argument values)
