@@ -14,7 +14,7 @@ from . import frame as fr
 from .emit import Label
 from .kinds import (_ARITH_V, _CMP, _CMP_V, _FLOAT_OPS, _FLOATK, _INTK, _NUMK, _is_float,
                     _is_int, kind, width)
-from .templates import LIBM_1
+from .templates import LIBM_1, SELF_CALL_WORDS
 
 
 # (op value, id of each operand's type, id of the result's type) -> (stencil, guarded, the
@@ -393,8 +393,11 @@ class OpSelection:
         self.calls.append((ins, key))
         if self.me == (ins.attr, key):
             # the callee is this code: its frame made in place, its body called directly
-            h = self.add("call_self", A=first, C=out, B=words, D=self.nconsts,
-                         TA=NATIVE_STACK, JT=Label(2), CORE=Label(1))
+            if max(words, self.nconsts) <= SELF_CALL_WORDS:
+                h = self.add(f"call_self_{words}_{self.nconsts}", A=first, C=out)
+            else:
+                h = self.add("call_self", A=first, C=out, B=words, D=self.nconsts)
+            h.update(TA=NATIVE_STACK, JT=Label(2), CORE=Label(1))
             self.self_calls.append(h)
         else:
             h = self.add("call_jit", A=first, C=out)

@@ -620,16 +620,24 @@ def _call_stencils() -> None:
     b.label("ok")
     b.jump("NEXT")
     _stencil("call_jit", b)
-    _call_self()
+    _call_self(None, None)
+    for words in itertools.product(range(SELF_CALL_WORDS + 1), repeat=2):
+        _call_self(*words)
 
 
-def _call_self() -> None:
+# call_self_A_C copies A argument and C constant words in straight-line code (call_self, any
+# number, in loops): enough for most recursive functions
+SELF_CALL_WORDS = 3
+
+
+def _call_self(nargs: int | None, nconsts: int | None) -> None:
     """A call of the function's own specialisation (recursion): the callee's frame is made
     here, as the core prologue would make it, but with its sizes as immediates (B argument
-    words from slot A on, D constant words from the descriptor's table, E frame bytes, TA
-    the most bytes of C stack) and the body (JT) called directly. When the running calls'
-    frames would pass TA, the call goes through the core thunk (CORE) instead, whose
-    prologue deoptimises at entry. The result lands at slot C on, as for call_jit."""
+    words from slot A on, D constant words from the descriptor's table, or the counts in the
+    stencil's name; E frame bytes, TA the most bytes of C stack) and the body (JT) called
+    directly. When the running calls' frames would pass TA, the call goes through the core
+    thunk (CORE) instead, whose prologue deoptimises at entry. The result lands at slot C on,
+    as for call_jit."""
     b = _Body()
     active = b("inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr")
     weight = b("add i64 ptrtoint (ptr @E to i64), 256")
@@ -650,11 +658,22 @@ def _call_self() -> None:
     fd = b("load ptr, ptr " + b("getelementptr i8, ptr %f, i64 24") + ", align 8")
     b.do(f"store ptr {fd}, ptr {b(f'getelementptr i8, ptr {g}, i64 24')}, align 8")
     slots = b(f"getelementptr i8, ptr {g}, i64 40")
-    nargs = b.imm("B")
-    _copy_words(b, "args", args, slots, nargs)
     table = b(f"load ptr, ptr {b(f'getelementptr i64, ptr {fd}, i64 2')}, align 8")
-    cslots = b(f"getelementptr i64, ptr {slots}, i64 {nargs}")
-    _copy_words(b, "consts", table, cslots, b.imm("D"))
+    if nargs is None:
+        count = b.imm("B")
+        _copy_words(b, "args", args, slots, count)
+        cslots = b(f"getelementptr i64, ptr {slots}, i64 {count}")
+        _copy_words(b, "consts", table, cslots, b.imm("D"))
+    else:
+        for k in range(nargs):
+            v = b(f"load i64, ptr {b(f'getelementptr i64, ptr {args}, i64 {k}')}, align 8")
+            b.do(f"store i64 {v}, ptr {b(f'getelementptr i64, ptr {slots}, i64 {k}')}, align 8")
+        for k in range(nconsts):
+            v = b(f"load i64, ptr {b(f'getelementptr i64, ptr {table}, i64 {k}')}, align 8")
+            b.do(f"store i64 {v}, ptr "
+                 f"{b(f'getelementptr i64, ptr {slots}, i64 {nargs + k}')}, align 8")
+    b.do("br label %call")
+    b.label("call")
     b.do(f"%st.body = call i32 @JT(ptr {g})")
     now = b(f"load i64, ptr {active}, align 8")
     b.do(f"store i64 {b(f'sub i64 {now}, {weight}')}, ptr {active}, align 8")
@@ -664,7 +683,7 @@ def _call_self() -> None:
     b.do(f"call void @Py_DecRef(ptr {owner})")
     b.do("br label %status")
     b.label("status")
-    b.do("%st = phi i32 [%st.deep, %deep], [%st.body, %consts.done], [%st.body, %release]")
+    b.do("%st = phi i32 [%st.deep, %deep], [%st.body, %call], [%st.body, %release]")
     b.do("br i1 " + b("icmp eq i32 %st, 0") + ", label %ok, label %other")
     b.label("other")
     b.do("br i1 " + b("icmp eq i32 %st, 1") + ", label %err, label %deopted")
@@ -674,7 +693,8 @@ def _call_self() -> None:
     b.jump("DEOPT2")
     b.label("ok")
     b.jump("NEXT")
-    _stencil("call_self", b, attrs="#2")        # its copy loops: no memcpy call
+    name = "call_self" if nargs is None else f"call_self_{nargs}_{nconsts}"
+    _stencil(name, b, attrs="#2")               # its copy loops: no memcpy call
 
 
 def _copy_words(b: _Body, name: str, src: str, dst: str, count: str) -> None:
