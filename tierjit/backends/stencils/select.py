@@ -641,12 +641,15 @@ def _const_words(c, t: Type) -> list[int]:
 
 def _inline_copy(ins: Instr) -> Function | None:
     """A copy of the callee's IR to generate in place of CALL_JIT ins (pure_callees), with
-    its constants folded and its value ranges starting from the arguments' ranges."""
+    its constants folded, its common subexpressions merged and its value ranges starting
+    from the arguments' ranges."""
     from ...ir.clone import clone
+    from ...passes.cse import eliminate_common_subexpressions
     from ...passes.fold import fold_constants
     from ...passes.ranges import compute_ranges
     from ..pure_callees import inline_body
     body = inline_body(ins, None)
     if body is None:
         return None
-    return compute_ranges(fold_constants(clone(body)), entry=[a.range for a in ins.args])
+    body = eliminate_common_subexpressions(fold_constants(clone(body)))
+    return compute_ranges(body, entry=[a.range for a in ins.args])
