@@ -25,6 +25,7 @@ from ...errors import Unsupported
 from ...ir.verifier import verify
 from ...passes.cse import eliminate_common_subexpressions
 from ...passes.pipeline import VERIFY
+from ...passes.thread import thread_jumps
 from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from ..nesting import NATIVE_STACK
@@ -249,8 +250,9 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None) -> BaselineCod
     t0 = time.perf_counter()
     typed = typed if typed is not None else spec.typed
     # values kept in memory make every recomputation cost loads and stores (no LLVM here
-    # to merge them): a pure operation computed twice is computed once
-    fn = eliminate_common_subexpressions(typed.fn)
+    # to merge them): a pure operation computed twice is computed once, and a short-circuit
+    # join is jumped over first, so that the condition's values are reused after it
+    fn = eliminate_common_subexpressions(thread_jumps(typed.fn))
     if VERIFY:
         verify(fn, typed=True)
     ret = typed.return_type
