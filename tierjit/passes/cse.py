@@ -18,8 +18,11 @@ from ..ir.ops import BINARY_OPS, COMPARE_OPS, UNARY_OPS, Op
 from ..ir.verifier import dominators, reverse_postorder
 from ..types.lattice import Scalar
 
-_PURE = (BINARY_OPS - {Op.POW}) | UNARY_OPS | COMPARE_OPS | {
-    Op.NOT, Op.TRUTH, Op.RANGE_ITEM, Op.CALL_MATH}
+# by value: hashing an Enum member is a Python-level call on 3.11, and this runs on every
+# baseline compile
+_PURE_V = frozenset(op.value for op in (BINARY_OPS - {Op.POW}) | UNARY_OPS | COMPARE_OPS | {
+    Op.NOT, Op.TRUTH, Op.RANGE_ITEM, Op.CALL_MATH})
+_CONST_V = Op.CONST.value
 _NUMBERS = frozenset({int, float, bool})
 
 
@@ -32,33 +35,49 @@ def eliminate_common_subexpressions(fn: Function) -> Function:
     seen: dict[tuple, list[tuple[Value, Block]]] = {}
     same: dict[Value, Value] = {}
     for b in order:
-        keep = []
+        dropped = None
         for ins in b.instrs:
             if same:
                 ins.args = [same.get(a, a) for a in ins.args]
                 for e in ins.targets:
                     e.args = [same.get(a, a) for a in e.args]
             r = ins.result
-            if r is None or not _number(r):
-                keep.append(ins)
+            if r is None:
                 continue
-            if ins.op is Op.CONST:
+            t = r.type
+            if type(t) is not Scalar or t.py not in _NUMBERS:
+                continue
+            key = None
+            op = ins.op._value_
+            if op == _CONST_V:
                 # by its repr: 0.0 == -0.0 (and 1 == True) must stay apart
-                key = (Op.CONST, type(ins.attr), repr(ins.attr), r.type)
-            elif ins.op in _PURE and all(_number(a) for a in ins.args):
-                key = (ins.op, ins.attr, r.type, *ins.args)
+                key = (op, type(ins.attr), repr(ins.attr), t.py)
+            elif op in _PURE_V:
+                for a in ins.args:
+                    at = a.type
+                    if type(at) is not Scalar or at.py not in _NUMBERS:
+                        break
+                else:
+                    key = (op, ins.attr, t.py, *ins.args)
+                if key is None:
+                    continue
             else:
-                keep.append(ins)
                 continue
-            earlier = seen.setdefault(key, [])
+            earlier = seen.get(key)
+            if earlier is None:
+                seen[key] = [(r, b)]
+                continue
             for v, blk in earlier:
                 if blk is b or dom is not None and blk in dom[b]:
                     same[r] = v
+                    if dropped is None:
+                        dropped = set()
+                    dropped.add(ins)
                     break
             else:
                 earlier.append((r, b))
-                keep.append(ins)
-        b.instrs[:] = keep
+        if dropped:
+            b.instrs[:] = [ins for ins in b.instrs if ins not in dropped]
     if same:
         # uses reached before their definition's block in reverse postorder: back edges'
         # arguments, and blocks' instructions visited before the merge was found
@@ -69,7 +88,3 @@ def eliminate_common_subexpressions(fn: Function) -> Function:
                     e.args = [same.get(a, a) for a in e.args]
     return fn
 
-
-def _number(v: Value) -> bool:
-    t = v.type
-    return isinstance(t, Scalar) and t.py in _NUMBERS
