@@ -712,6 +712,53 @@ def test_contiguous_arrays_scale_the_last_index_by_the_item_size():
     assert {"getitem2_f64_u", "setitem2_f64_u"} <= strided
     assert not any(n.endswith("_C") for n in strided)
     assert "setitem2_i32_u_C" in _pieces_of(store, (np.zeros((2, 3), dtype="int32"), 1))
+    frozen = np.zeros((2, 3))
+    frozen.flags.writeable = False                      # the writeability guard deoptimises
+    assert repr(_outcome(js, (frozen, 1))) == repr(_outcome(store, (frozen, 1)))
+
+
+RANGE_ITEMS = '''
+def last(n):
+    k = -1
+    for k in range(n):
+        pass
+    return k
+
+def stop(n):
+    k = -1
+    for k in range(n):
+        if k * k > 10:
+            break
+    return k
+
+def twice(n):
+    s = 0
+    for k in range(n):
+        s += k
+        s += k * 2
+    return s
+'''
+
+
+def test_range_item_is_the_counter_only_while_nothing_else_needs_it(tmp_path):
+    """range(n)'s item lives in the loop counter's slot (no range_item stencil) unless it
+    outlives the counter's increment: the loop variable read after the loop is the last
+    item, not the counter."""
+    import importlib.util
+
+    import tierjit
+    path = tmp_path / "range_items.py"
+    path.write_text(RANGE_ITEMS)
+    spec = importlib.util.spec_from_file_location("range_items", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for name, aliased in (("last", False), ("stop", False), ("twice", True)):
+        py = getattr(mod, name)
+        jf = tierjit.jit(py, tier="baseline")
+        for n in (0, 1, 2, 5, 10):
+            assert jf(n) == py(n), (name, n)
+        pieces = [n for n, _ in tierjit.runtime.dispatch.dispatcher_of(jf).latest().native.pieces]
+        assert ("range_item1" not in pieces) == aliased, (name, pieces)
 
 
 def test_int_ops_proven_by_value_ranges_have_no_overflow_guard():
