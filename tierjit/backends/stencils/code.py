@@ -22,10 +22,7 @@ import time
 from dataclasses import dataclass, field
 
 from ...errors import Unsupported
-from ...ir.verifier import verify
-from ...passes.cse import eliminate_common_subexpressions
-from ...passes.pipeline import VERIFY
-from ...passes.thread import thread_jumps
+from ...passes.pipeline import optimise_for_baseline
 from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from ..nesting import NATIVE_STACK
@@ -251,12 +248,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     declines code that would call Python for an operation inside a loop (see _pyop_in_loop)."""
     t0 = time.perf_counter()
     typed = typed if typed is not None else spec.typed
-    # values kept in memory make every recomputation cost loads and stores (no LLVM here
-    # to merge them): a pure operation computed twice is computed once, and a short-circuit
-    # join is jumped over first, so that the condition's values are reused after it
-    fn = eliminate_common_subexpressions(thread_jumps(typed.fn))
-    if VERIFY:
-        verify(fn, typed=True)
+    fn = optimise_for_baseline(typed.fn)
     ret = typed.return_type
     # the cell callers use: only the specialisation's own code goes there (not a value
     # specialisation's, which is only right for some argument values)
