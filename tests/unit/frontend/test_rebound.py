@@ -1,0 +1,129 @@
+"""Globals compiled in as constants must not be rebound by their module: rebinding_line."""
+
+from __future__ import annotations
+
+import linecache
+import textwrap
+
+import tierjit
+from tierjit.frontend.rebound import rebinding_line
+
+
+def module(source: str, name: str = "m") -> dict:
+    """Execute `source` as a module whose lines linecache knows, and return its globals."""
+    source = textwrap.dedent(source)
+    filename = f"<tierjit-test-rebound {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns: dict = {"__name__": name}
+    exec(compile(source, filename, "exec"), ns)  # noqa: S102
+    return ns
+
+
+def test_bound_once_is_a_constant():
+    ns = module("""
+        N = 10
+
+        def f(x, N2=3):
+            M = N
+            return x * N + M + g(N, x)
+
+        def g(a, b):
+            return a
+        """, "once")
+    assert rebinding_line(ns["f"], "N") is None
+
+
+def test_rebound_in_a_module_level_loop():
+    ns = module("""
+        SCALE = 1
+
+        def f(x):
+            return x * SCALE
+
+        for i in range(3):
+            SCALE = i
+        """, "loop")
+    assert rebinding_line(ns["f"], "SCALE") == 8
+
+
+def test_bound_a_second_time():
+    ns = module("""
+        K, J = 2, 3
+
+        def f(x):
+            return x * K
+
+        K += 1
+        """, "twice")
+    assert rebinding_line(ns["f"], "K") == 7
+
+
+def test_a_module_level_for_target():
+    ns = module("""
+        I = 0
+
+        def f(x):
+            return x + I
+
+        for I in range(3):
+            pass
+        """, "for")
+    assert rebinding_line(ns["f"], "I") == 7
+
+
+def test_rebound_by_a_function_declaring_it_global():
+    ns = module("""
+        LIMIT = 5
+
+        def f(x):
+            return x < LIMIT
+
+        def set_limit(v):
+            global LIMIT
+            LIMIT = v
+        """, "global")
+    assert rebinding_line(ns["f"], "LIMIT") == 8     # its `global` declaration
+
+
+def test_same_name_elsewhere_is_not_a_rebinding():
+    """A local, a parameter, a keyword argument and a subscript of the same name bind the
+    name of another scope (or none): the module's tree says so."""
+    ns = module("""
+        W = 4
+
+        def f(x):
+            return x * W
+
+        def g(W):
+            W = W + 1
+            d = dict(W=2)
+            d[W] = 1
+            return W
+
+        class C:
+            W = 7
+        """, "elsewhere")
+    assert rebinding_line(ns["f"], "W") is None
+
+
+def test_jitted_function_reading_a_rebound_global_runs_as_cpython():
+    ns = module("""
+        import tierjit
+
+        SCALE = 1
+
+        @tierjit.jit(tier="opt")
+        def bump(x):
+            return x * SCALE + 1
+
+        def drive(n):
+            global SCALE
+            total = 0
+            for i in range(n):
+                SCALE = i % 3
+                total += bump(i)
+            return total
+        """, "jitted")
+    assert ns["drive"](30) == sum(i * (i % 3) + 1 for i in range(30))
+    why = tierjit.explain(ns["bump"])
+    assert "line 8: global 'SCALE', which line 11 binds again" in why
