@@ -63,7 +63,8 @@ def rebinding_line(pyfunc, name: str) -> int | None:
 def _rebinding(lines: list[str], name: str) -> int | None:
     n = re.escape(name)
     binds = re.compile(
-        rf"[ \t]*{_TARGET}\b{n}\b{_TARGET}(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"  # targets
+        rf"(?:.*[:;])?[ \t]*{_TARGET}\b{n}\b{_TARGET}"          # targets, also after
+        rf"(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"                 # `if c:` or `x = 1;`
         rf"|[ \t]*{n}[ \t]*:|.*\b{n}[ \t]*:="                   # name: T = ..., name := ...
         rf"|[ \t]*(?:async[ \t]+)?for\b[^:=]*?\b{n}\b[^:]*?\bin\b"       # for name in
         rf"|.*(?:\bas[ \t]+{n}\b|\b(?:import|del)\b[^#]*\b{n}\b)")

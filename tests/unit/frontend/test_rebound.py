@@ -58,6 +58,19 @@ def test_bound_a_second_time():
     assert rebinding_line(ns["f"], "K") == 7
 
 
+def test_bound_again_after_a_colon_or_a_semicolon():
+    for rebinding in ("if N == 3: N = 4", "x = 2; N = 3"):
+        ns = module(f"""
+            N = 1
+
+            def f(x):
+                return x * N
+
+            {rebinding}
+            """, "one-line")
+        assert rebinding_line(ns["f"], "N") == 7, rebinding
+
+
 def test_a_module_level_for_target():
     ns = module("""
         I = 0
