@@ -345,7 +345,9 @@ class Lowering:
         if r.kind == "const":
             line = rebinding_line(self.pyfunc, e.id)
             if line is not None:
-                raise Unsupported(f"global '{e.id}', which line {line} binds again (native "
+                what = "closure variable" if e.id in self.pyfunc.__code__.co_freevars \
+                    else "global"
+                raise Unsupported(f"{what} '{e.id}', which line {line} binds again (native "
                                   "code would keep the value it had when compiled)", e.lineno)
             return self.b.const(r.obj)
         raise Unsupported(f"use of '{e.id}' ({type(r.obj).__name__}) as a value", e.lineno)

@@ -71,6 +71,20 @@ PROGRAMS = [
                 total += bump(i)
             return total
         """, [(0,), (1,), (30,)]),
+    program("fb_closure_variable_rebound", """
+        def f(n):
+            k = 0
+
+            @jit
+            def scaled(x):
+                return x * k
+
+            total = 0
+            for i in range(n):
+                k = i
+                total += scaled(10)
+            return total
+        """, [(0,), (1,), (5,)]),
     program("fb_partial_support_mixed", """
         @jit
         def g(x):

@@ -140,3 +140,51 @@ def test_jitted_function_reading_a_rebound_global_runs_as_cpython():
     assert ns["drive"](30) == sum(i * (i % 3) + 1 for i in range(30))
     why = tierjit.explain(ns["bump"])
     assert "line 8: global 'SCALE', which line 11 binds again" in why
+
+
+def test_closure_variable_bound_once_is_a_constant():
+    ns = module("""
+        def make(k):
+            def f(x):
+                return x * k
+            return f
+
+        def make2():
+            k = 2
+
+            def f(x):
+                return x * k
+            return f
+        """, "closure-once")
+    assert rebinding_line(ns["make"](3), "k") is None
+    assert rebinding_line(ns["make2"](), "k") is None
+
+
+def test_closure_variable_bound_again_by_its_function():
+    ns = module("""
+        def param(k):
+            def f(x):
+                return x * k
+            k += 1
+            return f
+
+        def loop():
+            for k in range(3):
+                def f(x):
+                    return x * k
+            return f
+
+        def nonlocal_():
+            k = 1
+
+            def f(x):
+                return x * k
+
+            def set_k(v):
+                nonlocal k
+                k = v
+            return f
+        """, "closure-again")
+    assert rebinding_line(ns["param"](1), "k") == 5
+    assert rebinding_line(ns["loop"](), "k") == 9
+    assert rebinding_line(ns["nonlocal_"](), "k") == 21     # its `nonlocal` declaration
