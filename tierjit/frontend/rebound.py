@@ -4,10 +4,11 @@ The frontend compiles a free name that names a number in as a constant: its valu
 function is lowered. That is only right while the name keeps that value, which a module
 that binds the name again (a second assignment, an assignment in a module-level loop, one
 in a function that declares it `global`) does not promise, nor an enclosing function that
-binds its closure variable again. Such a read keeps the function in CPython, which reads
-the name at every call; `tierjit.explain` names the line that binds it again. Rebinding
-that the source does not show (another module assigning `mod.NAME`, `globals()[...]`) is
-the limitation docs/guide.md describes.
+binds its closure variable again, nor a module attribute (`cfg.N`) that the reading module
+assigns or `cfg` binds again. Such a read keeps the function in CPython, which reads the
+name at every call; `tierjit.explain` names the line that binds it again. Rebinding that
+these sources do not show (a third module assigning `cfg.N`, `globals()[...]`) is the
+limitation docs/guide.md describes.
 
 The module is not parsed: parsing a long module holds the GIL for tens of milliseconds
 (see frontend/source.py). The lines the name occurs on are found by a plain text search;
@@ -21,7 +22,9 @@ line of its own), so a doubt keeps the function in CPython rather than compiling
 from __future__ import annotations
 
 import linecache
+import os
 import re
+import sys
 import threading
 
 _LOCK = threading.Lock()
@@ -69,6 +72,27 @@ def rebinding_line(pyfunc, name: str) -> int | None:
     with _LOCK:
         m.answers[key] = line
     return line
+
+
+def attribute_rebinding(pyfunc, module, dotted: str, attr: str) -> str | None:
+    """Where the number attribute `dotted` (`cfg.N`, module.attr) of a module pyfunc reads
+    is bound again: an assignment to it in pyfunc's own module, or a second binding of `attr`
+    in the module's source (which is not looked into for the standard library and installed
+    packages). "line L" or "line L of FILE"; None when neither shows."""
+    code = pyfunc.__code__
+    lines = linecache.getlines(code.co_filename, pyfunc.__globals__)
+    assigns = re.compile(rf"(?:.*[:;])?[ \t]*{_TARGET}\b{re.escape(dotted)}\b{_TARGET}"
+                         r"(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+    for k, text in enumerate(lines):
+        if dotted in text and assigns.match(text):
+            return f"line {k + 1}"
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str) or not path.endswith(".py") or "-packages" in path \
+            or path.startswith((sys.prefix, sys.base_prefix)):
+        return None
+    mlines = linecache.getlines(path, module.__dict__)
+    line = _rebinding(mlines, attr, 0, len(mlines), 0, None) if mlines else None
+    return None if line is None else f"line {line} of {os.path.basename(path)}"
 
 
 def _rebinding(lines: list[str], name: str, lo: int, hi: int, body: int,

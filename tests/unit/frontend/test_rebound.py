@@ -6,7 +6,7 @@ import linecache
 import textwrap
 
 import tierjit
-from tierjit.frontend.rebound import rebinding_line
+from tierjit.frontend.rebound import attribute_rebinding, rebinding_line
 
 
 def module(source: str, name: str = "m") -> dict:
@@ -188,3 +188,60 @@ def test_closure_variable_bound_again_by_its_function():
     assert rebinding_line(ns["param"](1), "k") == 5
     assert rebinding_line(ns["loop"](), "k") == 9
     assert rebinding_line(ns["nonlocal_"](), "k") == 21     # its `nonlocal` declaration
+
+
+def fake_module(name: str, source: str):
+    """A module made from `source`, its file a name linecache knows (in no installed place)."""
+    import types
+    source = textwrap.dedent(source)
+    path = f"/nonexistent/tierjit-test/{name}.py"
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    mod = types.ModuleType(name)
+    mod.__file__ = path
+    exec(compile(source, path, "exec"), mod.__dict__)  # noqa: S102
+    return mod
+
+
+def test_module_attribute_assigned_by_the_reading_module():
+    cfg = fake_module("cfg_assigned", "N = 1\n")
+    ns = module("""
+        def f(x):
+            return x * cfg.N
+
+        def set_n(v):
+            cfg.N = v
+        """, "attr-assigned")
+    ns["cfg"] = cfg
+    assert attribute_rebinding(ns["f"], cfg, "cfg.N", "N") == "line 6"
+
+
+def test_module_attribute_bound_again_by_its_module():
+    cfg = fake_module("cfg_twice", "N = 1\nif True:\n    N = 2\n")
+    ns = module("""
+        def f(x):
+            return x * cfg.N
+        """, "attr-twice")
+    assert attribute_rebinding(ns["f"], cfg, "cfg.N", "N") == "line 3 of cfg_twice.py"
+    once = fake_module("cfg_once", "N = 1\nM = N + 1\n")
+    assert attribute_rebinding(ns["f"], once, "cfg.N", "N") is None
+
+
+def test_jitted_function_reading_a_module_attribute_set_by_the_caller():
+    cfg = fake_module("cfg_jitted", "SCALE = 1\n")
+    ns = module("""
+        import tierjit
+
+        @tierjit.jit(tier="opt")
+        def bump(x):
+            return x * cfg.SCALE + 1
+
+        def drive(n):
+            total = 0
+            for i in range(n):
+                cfg.SCALE = i % 3
+                total += bump(i)
+            return total
+        """, "attr-jitted")
+    ns["cfg"] = cfg
+    assert ns["drive"](30) == sum(i * (i % 3) + 1 for i in range(30))
+    assert "line 6: 'cfg.SCALE', which line 11 binds again" in tierjit.explain(ns["bump"])
