@@ -20,6 +20,7 @@ from ..errors import Unsupported
 from ..ir.builder import Builder
 from ..ir.nodes import Block, Function, Value
 from ..ir.ops import Op
+from .rebound import attribute_rebinding, rebinding_line
 from .resolve import Resolved, resolve_attr, resolve_name
 from .source import function_ast
 from .ssa import SSABuilder, remove_trivial_params, remove_unreachable
@@ -342,6 +343,12 @@ class Lowering:
         if r is None:
             raise Unsupported(f"name '{e.id}' is not defined", e.lineno)
         if r.kind == "const":
+            line = rebinding_line(self.pyfunc, e.id)
+            if line is not None:
+                what = "closure variable" if e.id in self.pyfunc.__code__.co_freevars \
+                    else "global"
+                raise Unsupported(f"{what} '{e.id}', which line {line} binds again (native "
+                                  "code would keep the value it had when compiled)", e.lineno)
             return self.b.const(r.obj)
         raise Unsupported(f"use of '{e.id}' ({type(r.obj).__name__}) as a value", e.lineno)
 
@@ -349,6 +356,12 @@ class Lowering:
         r = self.resolve(e)
         if r is not None:
             if r.kind == "const":
+                base = self.resolve(e.value)
+                dotted = ast.unparse(e)
+                where = attribute_rebinding(self.pyfunc, base.obj, dotted, e.attr)
+                if where is not None:
+                    raise Unsupported(f"'{dotted}', which {where} binds again (native code "
+                                      "would keep the value it had when compiled)", e.lineno)
                 return self.b.const(r.obj)
             raise Unsupported(f"use of '{ast.unparse(e)}' as a value", e.lineno)
         if e.attr not in ARRAY_ATTRS:

@@ -118,6 +118,8 @@ PROGRAMS = [
             (np.complex64, (1e300, 1 + 2j, NAN)),
             (np.complex128, (2j, -0.0, 2**70)),
             (np.bool_, (5, 0.0, NAN, -0.0, 0j)),
+            # None into ints is NumPy's TypeError; into floats it stores NaN
+            (np.int32, (None,)), (np.uint16, (None,)), (np.float64, (None,)),
         ] for v in vs]),
     program("arr_write_oob", """
         @jit

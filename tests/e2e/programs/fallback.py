@@ -56,6 +56,35 @@ PROGRAMS = [
         def f(k):
             return TABLE.get(k, -1)
         """, [(1,), (3,), (2.0,)]),
+    program("fb_global_rebound_by_the_module", """
+        SCALE = 1
+
+        @jit
+        def bump(x):
+            return x * SCALE + 1
+
+        def f(n):
+            global SCALE
+            total = 0
+            for i in range(n):
+                SCALE = i % 3
+                total += bump(i)
+            return total
+        """, [(0,), (1,), (30,)]),
+    program("fb_closure_variable_rebound", """
+        def f(n):
+            k = 0
+
+            @jit
+            def scaled(x):
+                return x * k
+
+            total = 0
+            for i in range(n):
+                k = i
+                total += scaled(10)
+            return total
+        """, [(0,), (1,), (5,)]),
     program("fb_partial_support_mixed", """
         @jit
         def g(x):

@@ -60,6 +60,10 @@ def global_statement(x):
     return x
 
 
+def reads_a_global_a_function_rebinds(x):
+    return x + GLOBAL_COUNTER  # <-
+
+
 def nonlocal_statement(x):
     v = x
 
@@ -336,6 +340,7 @@ CASES = [
     (assign_to_attribute, ["assignment", "Attribute"]),
     (may_be_unbound, ["'y'", "before it is assigned"]),
     (loop_variable_after_the_loop, ["'i'", "before it is assigned"]),
+    (reads_a_global_a_function_rebinds, ["global 'GLOBAL_COUNTER'", "binds again"]),
 ]
 
 

@@ -110,6 +110,8 @@ class ArrayOps:
                 if src.numpy and (src.bits > dst.bits or src.signed != dst.signed):
                     return self._refuse(vt, dst)
                 return self.to_kind(v, src, dst)
+            if src.cls != "float":  # None: NumPy raises TypeError, which tier 0 does
+                return self._refuse(vt, dst)
             # float -> int: NumPy truncates; NaN, inf and out-of-range values go to tier 0
             x = self.fp_resize(v, src.bits, 64)
             lo, hi = (-(2.0 ** (dst.bits - 1)), 2.0 ** (dst.bits - 1)) if dst.signed \
