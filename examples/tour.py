@@ -120,6 +120,7 @@ def speed():
           f"({osr_count('closest')} OSR); that made closest hot, and it was {built} while "
           f"the program ran on")
     print(f"   identical results (values and types): {same}")
+    compiler.wait_idle(60)          # the background work done: explain shows where it settled
     indented(tierjit.explain(closest))
 
 
