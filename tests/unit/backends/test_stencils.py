@@ -780,3 +780,55 @@ def test_int_ops_proven_by_value_ranges_have_no_overflow_guard():
     for n, big in [(0, 1), (10, 3), (2000, 7), (50, 2**60), (3, -2**63)]:
         assert jf(n, big) == f(n, big)
     assert {"mul_iu", "sub_iu", "add_ii"} <= _pieces_of(f, (10, 3))
+
+
+def _np_pow(x, y):
+    return x ** y
+
+
+def _sq_dist(v, q):
+    s = 0.0
+    for i in range(v.shape[0]):
+        s += (v[i] - q) ** 2
+    return s
+
+
+def test_numpy_float_power_is_libm_pow_with_numpy_s_warnings():
+    """`**` with a NumPy float is libm's pow in baseline code (pow_ffn), negative bases
+    included; a non-finite result deoptimises, so tier 0 gives NumPy's value and warning.
+    pow(x, 2.0) is not x * x: they differ in the last bit for ~0.1% of doubles."""
+    import warnings
+
+    import numpy as np
+
+    import tierjit
+
+    def outcome(fn, x, y):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                r = fn(x, y)
+            except Exception as e:      # noqa: BLE001 - compared with CPython's
+                return type(e), str(e), [str(m.message) for m in w]
+        return repr(r), type(r), [str(m.message) for m in w]
+
+    f = tierjit.jit(_np_pow, tier="baseline")
+    f64 = np.float64
+    cases = [(f64(-1.5), 2), (f64(-1.5), 3), (f64(2.0), 0.5), (f64(-8.0), 1 / 3),
+             (f64(0.0), -1), (f64(1e200), 2), (f64(-0.0), 3), (f64(-0.0), 2),
+             (f64("nan"), 0), (f64(1.0), float("nan")), (1.5, f64(2.0)), (f64(1e-200), 2),
+             (f64(-2.0), 1e300), (f64(-0.5), 1e300), (f64(3.0), -2)]
+    for x, y in cases:
+        assert outcome(f, x, y) == outcome(_np_pow, x, y), (x, y)
+    # x ** 2 bit for bit, on doubles among which pow(x, 2.0) != x * x for some
+    rng = np.random.default_rng(1)
+    v = rng.standard_normal(20_000) * np.exp(rng.uniform(-300, 300, 20_000))
+    v = v[np.isfinite(v * v)]
+    assert any(float(x) ** 2 != float(x) * float(x) for x in v)
+    assert all(repr(f(f64(x), 2)) == repr(_np_pow(f64(x), 2)) for x in v[:3000])
+    g = tierjit.jit(_sq_dist, tier="baseline")
+    assert g(v, 0.25) == _sq_dist(v, 0.25)
+    assert "_sq_dist(array(float64, 1d, C), float): baseline" in tierjit.explain(g)
+    from tierjit.runtime.dispatch import dispatcher_of
+    spec, = dispatcher_of(g).specs.values()
+    assert not spec.native.keepalive[0].pyops      # no call into Python in the loop

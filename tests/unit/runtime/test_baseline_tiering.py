@@ -76,10 +76,10 @@ def test_private_baseline_code_deopts_and_gives_up():
     assert code.entry_callable(2.5) == 6.25          # another type: the fallback
 
 
-def _sq_dist(v, q):
-    s = 0.0
+def _scaled_sum(v, k):
+    s = 0
     for i in range(len(v)):
-        s += (v[i] - q) ** 2            # np.float64 ** int: made by calling Python (pyop)
+        s += v[i] * k                   # np.int64 arithmetic: made by calling Python (pyop)
     return s
 
 
@@ -90,23 +90,23 @@ def test_adaptive_tiering_declines_baseline_code_calling_python_in_a_loop():
     np = pytest.importorskip("numpy")
     from tierjit.backends.stencils.code import compile_baseline
     from tierjit.errors import Unsupported
-    v = np.linspace(0.0, 1.0, 3000)
-    want = _sq_dist(v, 0.25)
-    f = tierjit.jit(_sq_dist)
+    v = np.arange(3000, dtype=np.int64)
+    want = _scaled_sum(v, 3)
+    f = tierjit.jit(_scaled_sum)
     d = dispatcher_of(f)
     assert baseline.build_private(d, tuple(map(tierjit.types.lattice.type_of_value,
-                                               (v, 0.25)))) is None
+                                               (v, 3)))) is None
     with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=0,
                                  osr_backedges=10, background=False):
         since = len(events.events())
-        g = tierjit.jit(_sq_dist)
-        assert g(v, 0.25) == want
+        g = tierjit.jit(_scaled_sum)
+        assert g(v, 3) == want
         osr = [e for e in events.events()[since:] if e.kind == "osr"]
         assert [e.tier for e in osr] == ["opt"], osr
         spec, = dispatcher_of(g).counting.entries.values()
-        line = _sq_dist.__code__.co_firstlineno + 3
-        with pytest.raises(Unsupported, match=rf"line {line}: pow of np.float64, int in a "
+        line = _scaled_sum.__code__.co_firstlineno + 3
+        with pytest.raises(Unsupported, match=rf"line {line}: mul of np.int64, int in a "
                                               "loop, made by calling Python"):
             compile_baseline(dispatcher_of(g), spec, spec.typed, python_in_loops=False)
-    h = tierjit.jit(_sq_dist, tier="baseline")
-    assert h(v, 0.25) == want and "baseline" in tierjit.explain(h)
+    h = tierjit.jit(_scaled_sum, tier="baseline")
+    assert h(v, 3) == want and "baseline" in tierjit.explain(h)

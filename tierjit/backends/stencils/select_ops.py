@@ -190,8 +190,6 @@ class OpSelection:
             return None
         if base in _FLOAT_OPS and ka in _NUMK and kb in _NUMK and kr in _FLOATK:
             numpy = "npf64" in (ka, kb, kr) or "union" in (ka, kb, kr)
-            if numpy and base == "pow":
-                return None
             if kr == "union" and ka != "union" and kb != "union":
                 return None
             return f"{base}_ff{'n' if numpy else 'p'}"

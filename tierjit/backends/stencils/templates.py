@@ -387,7 +387,13 @@ def _float_stencils() -> None:
                 lambda b, x, y, s=strict: s(b, _float_divmod(b, x, y)[0]))
         _binary(f"mod_ff{flavour}", "double", "double",
                 lambda b, x, y, s=strict: s(b, _float_divmod(b, x, y)[1]))
-        _binary(f"pow_ff{flavour}", "double", "double", lambda b, x, y: ("double", _float_pow(b, x, y)))
+        if flavour == "p":
+            _binary("pow_ffp", "double", "double", lambda b, x, y: ("double", _float_pow(b, x, y)))
+        else:
+            # NumPy's scalar power is libm's pow, whatever the base's sign (as the LLVM tier
+            # computes it); what it would warn about has a non-finite result
+            _binary("pow_ffn", "double", "double", lambda b, x, y, s=strict: s(
+                b, b(f"call double @pow(double {x}, double {y}) #1")))
     for op, pred in FLOAT_CMP.items():
         _binary(f"{op}_ff", "double", "double", lambda b, x, y, p=pred: (
             "i64", b(f"zext i1 {b(f'fcmp {p} double {x}, {y}')} to i64")))
