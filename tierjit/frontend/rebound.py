@@ -132,38 +132,25 @@ def _enclosing(lines: list[str], k: int, lo: int, body: int) -> str:
     """What line k is inside, read from the indentation of the lines above it down to lo:
     "function" (a def or class body nested in the scope), "loop" (a for or while of the
     scope's own statements) or "scope"."""
-    indent = _indent(lines[k])
     inside_loop = False
-    for j in range(k - 1, lo - 1, -1):
-        if indent <= body:
-            break
-        text = lines[j]
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        i = _indent(text)
-        if i < indent:
-            indent = i
+    if _indent(lines[k]) > body:
+        for _j, text, indent in _openers(lines, k, lo):
             head = _HEADER.match(text)
             if head:
                 if head.group(1).endswith(("def", "class")):
                     return "function"
                 inside_loop = True
+            if indent <= body:
+                break
     return "loop" if inside_loop else "scope"
 
 
 def _enclosing_def(lines: list[str], first: int) -> tuple[int, int, int, int] | None:
     """The body of the function enclosing the definition that starts on lines[first]:
     (its first line, the line after its last, its statements' indent, its `def` line)."""
-    indent = _indent(lines[first])
-    for j in range(first - 1, -1, -1):
-        text = lines[j]
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        i = _indent(text)
-        if i < indent:
-            indent = i
-            if _DEF.match(text):
-                break
+    for j, text, indent in _openers(lines, first, 0):
+        if _DEF.match(text):
+            break
     else:
         return None
     end, body = j + 1, None
@@ -175,6 +162,20 @@ def _enclosing_def(lines: list[str], first: int) -> tuple[int, int, int, int] | 
             body = _indent(text) if body is None else min(body, _indent(text))
         end += 1
     return j + 1, end, body if body is not None else indent + 1, j
+
+
+def _openers(lines: list[str], k: int, lo: int):
+    """The lines opening the blocks that enclose lines[k], innermost first, down to lines[lo]:
+    (index, text, indent) of each line above k indented less than everything since."""
+    indent = _indent(lines[k])
+    for j in range(k - 1, lo - 1, -1):
+        text = lines[j]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        i = _indent(text)
+        if i < indent:
+            indent = i
+            yield j, text, i
 
 
 def _indent(text: str) -> int:
