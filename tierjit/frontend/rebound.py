@@ -34,6 +34,13 @@ _HEADER = re.compile(r"[ \t]*(async[ \t]+def|def|class|for|async[ \t]+for|while)
 _DEF = re.compile(r"[ \t]*(?:async[ \t]+)?def\b")
 
 
+def _assigned(target: str) -> str:
+    """A pattern for a line assigning to the escaped `target` (also augmented, as one of
+    several targets, after `if c:` or `x = 1;` on the same line)."""
+    return (rf"(?:.*[:;])?[ \t]*{_TARGET}\b{target}\b{_TARGET}"
+            r"(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+
+
 class _Module:
     """One version of a module's source (linecache's list of its lines) and the answers
     found in it so far."""
@@ -81,8 +88,7 @@ def attribute_rebinding(pyfunc, module, dotted: str, attr: str) -> str | None:
     packages). "line L" or "line L of FILE"; None when neither shows."""
     code = pyfunc.__code__
     lines = linecache.getlines(code.co_filename, pyfunc.__globals__)
-    assigns = re.compile(rf"(?:.*[:;])?[ \t]*{_TARGET}\b{re.escape(dotted)}\b{_TARGET}"
-                         r"(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+    assigns = re.compile(_assigned(re.escape(dotted)))
     for k, text in enumerate(lines):
         if dotted in text and assigns.match(text):
             return f"line {k + 1}"
@@ -101,9 +107,8 @@ def _rebinding(lines: list[str], name: str, lo: int, hi: int, body: int,
     `body` (lines[header] its `def`, None for a module), that binds `name` again."""
     n = re.escape(name)
     binds = re.compile(
-        rf"(?:.*[:;])?[ \t]*{_TARGET}\b{n}\b{_TARGET}"          # targets, also after
-        rf"(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"                 # `if c:` or `x = 1;`
-        rf"|[ \t]*{n}[ \t]*:|.*\b{n}[ \t]*:="                   # name: T = ..., name := ...
+        _assigned(n)                                            # name = ..., a, name += ...
+        + rf"|[ \t]*{n}[ \t]*:|.*\b{n}[ \t]*:="                  # name: T = ..., name := ...
         rf"|[ \t]*(?:async[ \t]+)?for\b[^:=]*?\b{n}\b[^:]*?\bin\b"       # for name in
         rf"|.*(?:\bas[ \t]+{n}\b|\b(?:import|del)\b[^#]*\b{n}\b)")
     declares = re.compile(rf"[ \t]*(?:global|nonlocal)\b[^;#]*\b{n}\b")
