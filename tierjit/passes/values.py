@@ -9,7 +9,7 @@ has the function's signature; only its uses change. Which values qualify (exact 
 bits, bool, float other than NaN) is decided by the dispatcher's profile
 (runtime.shim.profiled), which must not import the IR on a cold call.
 
-An array that always had the same shape (a runtime.shim.Shape in `values`) stays an argument
+An array that always had the same shape (its shape, a tuple, in `values`) stays an argument
 here: the LLVM tier compiles its dimensions in, and its entry checks them
 (backends/llvm/codegen.py, entry_wrapper.py).
 
@@ -23,7 +23,6 @@ from typing import Any
 
 from ..ir.nodes import Function, Instr
 from ..ir.ops import Op
-from ..runtime.shim import Shape
 
 
 def bake_values(fn: Function, values: dict[int, Any]) -> Function:
@@ -33,7 +32,7 @@ def bake_values(fn: Function, values: dict[int, Any]) -> Function:
     subst = {}
     consts = []
     for i, c in sorted(values.items()):
-        if type(c) is Shape:
+        if type(c) is tuple:               # an array's shape
             continue
         p = entry.params[i]
         v = fn.new_value(p.name)

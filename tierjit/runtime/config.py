@@ -9,8 +9,8 @@ Environment variables (read once, when this module is first imported; a bad valu
 with a warning and the default is kept):
 
     TIERJIT_HOT_CALLS=N|never     calls after which a function is hot (default 1000)
-    TIERJIT_HOT_MS=T|never        milliseconds spent in a function's cold calls after which it
-                                  is hot (default 5)
+    TIERJIT_HOT_MS=T|never        milliseconds spent in a function with loops' cold calls
+                                  after which it is hot (default 5)
     TIERJIT_BACKGROUND=1|0        compile on the compiler thread (default) or in the caller
     TIERJIT_MAX_DEOPTS=K          deopts after which a specialisation's native code is dropped
                                   (default 100)
@@ -36,11 +36,13 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
+    from contextlib import AbstractContextManager
 
 # Only os (loaded by every interpreter) at import: `import tierjit` must stay ~1 ms.
 
 _INF = float("inf")
+_OBSERVED = 8     # cold calls of a function without loops sampled by the value profile
 
 _FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log",
            "osr_backedges", "watch_seconds", "watch_size", "perf", "specialise_values")
@@ -51,9 +53,11 @@ class Config:
 
     hot_calls: int | None       a tier="auto" function is hot once it has been called this
                                 many times (None: never by count). 0 compiles on the first call.
-    hot_seconds: float | None   ... or once its cold calls have taken this long in total (None:
-                                never by time). Together they are the ski-rental rule: run as
-                                CPython until waiting has cost about what compiling would.
+    hot_seconds: float | None   ... or, for a function with loops, once its cold calls have
+                                taken this long in total (None: never by time; a function
+                                without loops is not timed, but 0 makes it hot at once).
+                                Together they are the ski-rental rule: run as CPython until
+                                waiting has cost about what compiling would.
     background: bool            hot code is compiled on the compiler thread while the program
                                 runs on (True), or by the call that found it hot (False).
     max_deopts: int             after this many deopts a specialisation's native code is no
@@ -80,7 +84,7 @@ class Config:
                                 guard; another value switches the function to a generic version.
     """
 
-    __slots__ = _FIELDS + ("_calls_at", "_seconds_at")
+    __slots__ = _FIELDS + ("_calls_at", "_observe_at", "_seconds_at")
 
     hot_calls: int | None
     hot_seconds: float | None
@@ -100,6 +104,7 @@ class Config:
         set_ = object.__setattr__
         set_(self, "hot_calls", 1000)
         set_(self, "_calls_at", 1000.0)
+        set_(self, "_observe_at", 992.0)
         set_(self, "hot_seconds", 0.005)
         set_(self, "_seconds_at", 0.005)
         set_(self, "background", True)
@@ -142,15 +147,28 @@ class Config:
         # The dispatcher's cold path compares against these, one attribute read per call.
         if name == "hot_calls":
             object.__setattr__(self, "_calls_at", _INF if value is None else float(value))
+            object.__setattr__(self, "_observe_at", self._calls_at - _OBSERVED)
         elif name == "hot_seconds":
             object.__setattr__(self, "_seconds_at", _INF if value is None else value)
 
     def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in _FIELDS}
 
-    def override(self, **settings: object) -> "_Override":
+    def override(self, **settings: object) -> "AbstractContextManager[Config]":
         """Change some settings for the duration of a `with` block (tests, benchmarks)."""
-        return _Override(self, settings)
+        from contextlib import contextmanager    # here, not at `import tierjit`
+
+        @contextmanager
+        def changed() -> "Iterator[Config]":
+            saved = self.as_dict()
+            try:
+                for name, value in settings.items():
+                    setattr(self, name, value)
+                yield self
+            finally:
+                for name, value in saved.items():
+                    setattr(self, name, value)
+        return changed()
 
     def __repr__(self) -> str:
         return "tierjit.config(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
@@ -180,28 +198,6 @@ class Config:
                 import warnings
                 warnings.warn(f"{var}={text!r} ignored ({e}); keeping {name}="
                               f"{getattr(self, name)!r}", RuntimeWarning, stacklevel=2)
-
-
-class _Override:
-    """The context manager `Config.override` returns (contextlib costs an import)."""
-
-    def __init__(self, cfg: "Config", settings: dict[str, object]) -> None:
-        self.cfg, self.settings = cfg, settings
-        self.saved: list[dict[str, object]] = []
-
-    def __enter__(self) -> "Config":
-        self.saved.append(self.cfg.as_dict())
-        try:
-            for name, value in self.settings.items():
-                setattr(self.cfg, name, value)
-        except BaseException:
-            self.__exit__()
-            raise
-        return self.cfg
-
-    def __exit__(self, *exc: object) -> None:
-        for name, value in self.saved.pop().items():
-            setattr(self.cfg, name, value)
 
 
 def _int_or_never(text: str) -> int | None:

@@ -128,6 +128,11 @@ class Introspection:
         return ""
 
     def _explain_heat(self) -> str:
+        if self.loops is False:          # its cold calls are counted, not timed (runtime.shim)
+            rule = _hot_rule(timed=False)
+            if not self.cold:
+                return f"hot after {self.hot_after} calls ({rule})"
+            return f"cold: {self.calls} calls; compiles when hot ({rule})"
         rule = _hot_rule()
         if not self.cold:
             return (f"hot after {self.hot_after} calls and {self.cold_seconds * 1e3:.2f} ms "
@@ -167,17 +172,25 @@ class Introspection:
         }
 
 
-def _hot_rule() -> str:
+def _hot_rule(timed: bool = True) -> str:
+    """The hot rule as explain states it; `timed`: for a function whose cold calls are timed
+    (one with loops), else by count alone."""
     parts = []
     if _config.hot_calls is not None:
         parts.append(f"{_config.hot_calls} calls")
-    if _config.hot_seconds is not None:
+    if _config.hot_seconds is not None and (timed or _config.hot_seconds == 0):
         parts.append(f"{_config.hot_seconds * 1e3:g} ms")
-    return "hot at " + " or ".join(parts) if parts else "never hot: config says never"
+    rule = "hot at " + " or ".join(parts) if parts else "never hot: config says never"
+    return rule if timed else rule + "; no loops, so its calls are counted, not timed"
 
 
 def _fmt_types(types, values: "dict[int, Any] | None" = None) -> str:
     values = values or {}
-    return "(" + ", ".join(("?" if t is None else str(t)) + (f"={values[i]!r}" if i in values
-                                                             else "")
+    return "(" + ", ".join(("?" if t is None else str(t)) + (f"={_fmt_value(values[i])}"
+                                                             if i in values else "")
                            for i, t in enumerate(types)) + ")"
+
+
+def _fmt_value(value: "Any") -> str:
+    """A profiled value as explain shows it: an array's shape (a tuple) as `shape (2, 3)`."""
+    return f"shape {value!r}" if type(value) is tuple else repr(value)

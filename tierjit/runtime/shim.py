@@ -76,9 +76,17 @@ class Shim:
         if d.cold:
             n = d.calls = d.calls + 1
             if n <= _config._calls_at and d.cold_seconds < _config._seconds_at:
+                if d.loops is None:
+                    d.find_loops()
+                if not d.loops:
+                    # No loops: hot by count alone, so no clock (see ColdDispatcher.loops), and
+                    # the value profile samples the last calls before that count.
+                    if n > _config._observe_at and d.profile is not False and not kwargs:
+                        d.observe(args)
+                    return d.py_func(*args, **kwargs)
                 # a function with loops runs counting tier 0 (runtime.osr), decided before the
                 # clock starts: lowering it is not a cost of the call
-                f = d.py_func if d.counting is False else d.cold_target(args, kwargs)
+                f = d.cold_target(args, kwargs)
                 if n > 8 and n & 7:            # after 8 timed calls, time one call in 8
                     return f(*args, **kwargs)
                 if d.profile is not False and not kwargs:
@@ -220,7 +228,7 @@ class ColdDispatcher:
 
     def __init__(self, py_func: "Callable") -> None:
         self._begin(py_func, "auto")
-        self.entry = make_shim(self, self._call_auto)
+        self.entry = make_shim(self, self)   # calls ColdDispatcher.__call__ (no bound method)
         register(self)
 
     def _begin(self, py_func: "Callable", tier: str) -> None:
@@ -241,6 +249,10 @@ class ColdDispatcher:
         # arguments (a build is on its way, or nothing can be compiled).
         self.cold = tier == "auto"
         self.bypass = False
+        # Does the function jump backwards (has_loops, found at its first cold call)? One
+        # without loops is hot by count alone: its own code cannot run long but by calling
+        # (recursion is counted call by call), so its cold calls are not timed.
+        self.loops: bool | None = None
         # Counting tier 0 with OSR (runtime.osr) for the cold calls of a function with loops:
         # None until the first cold call, "watching" while none of a function with loops'
         # cold calls has taken config.watch_seconds, "building" while the compiler thread
@@ -274,15 +286,18 @@ class ColdDispatcher:
         self.materialise().became_hot(args, kwargs)     # (Dispatcher has its own)
 
     def _call_auto(self, *args: "Any", **kwargs: "Any") -> "Any":
-        # The shim's fallback until materialise puts the Dispatcher's own in its place.
+        # The shim's fallback (as __call__) until materialise puts the Dispatcher's own in its
+        # place.
         return self.materialise()._call_auto(*args, **kwargs)
+
+    __call__ = _call_auto
 
     def cold_target(self, args: tuple, kwargs: dict) -> "Callable":
         """What a cold call runs: counting tier 0 (runtime.osr) when the function has loops
         and the call binds plainly, else the original function (see runtime.watch)."""
+        if self.loops is None:
+            self.find_loops()
         c = self.counting
-        if c is None:                     # the first cold call: is there a loop to watch?
-            c = self.counting = "watching" if has_loops(self.py_func.__code__) else False
         if c == "watching":
             watch = _config.watch_seconds
             if watch is not None and self.longest_cold >= watch:
@@ -296,13 +311,18 @@ class ColdDispatcher:
             return self.py_func
         return c.tier0
 
+    def find_loops(self) -> None:
+        """At the first cold call: a function with loops is watched (runtime.watch)."""
+        self.loops = has_loops(self.py_func.__code__)
+        self.counting = "watching" if self.loops else False
+
     def observe(self, args: tuple) -> None:
         """Add a cold call's arguments to the value profile (sampled by the shim)."""
         prof = self.profile
         if len(args) != self._nparams:
             return
         if prof is None:
-            self.profile = list(map(profiled, args))
+            self.profile = [profiled(a) for a in args]
         else:
             constant = False
             for i, a in enumerate(args):
@@ -339,7 +359,7 @@ def predicts_long(args: tuple, size: "int | None") -> bool:
         if t is int:
             if a >= size or -a >= size:
                 return True
-        elif _is_ndarray(t) and a.size >= size:
+        elif t is not float and _is_ndarray(t) and a.size >= size:
             return True
     return False
 
@@ -347,17 +367,19 @@ def predicts_long(args: tuple, size: "int | None") -> bool:
 def has_loops(code: "Any") -> bool:
     """Does the code object jump backwards (a loop)? Nested code objects are not looked at:
     the frontend does not lower functions that define them."""
-    # co_code is (opcode, oparg) byte pairs: keep the opcodes, delete every one that is not a
-    # backward jump, and see whether anything is left — two C calls, no Python loop.
-    others = _NOT_BACKWARD or _not_backward()
-    return bool(code.co_code[::2].translate(None, others))
+    # co_code is (opcode, oparg) byte pairs: look for a backward jump among the opcodes
+    # (a C search per opcode, no Python loop over the code).
+    ops = code.co_code[::2]
+    for op in _BACKWARD or _backward():
+        if op in ops:
+            return True
+    return False
 
 
-def _not_backward() -> bytes:
-    global _NOT_BACKWARD
-    backward = _backward_opcodes()
-    _NOT_BACKWARD = bytes(op for op in range(256) if op not in backward)
-    return _NOT_BACKWARD
+def _backward() -> frozenset:
+    global _BACKWARD
+    _BACKWARD = _backward_opcodes()
+    return _BACKWARD
 
 
 def _backward_opcodes() -> frozenset:
@@ -368,21 +390,11 @@ def _backward_opcodes() -> frozenset:
                      if n in opcode.opmap)
 
 
-_NOT_BACKWARD: "bytes | None" = None
+_BACKWARD: "frozenset | None" = None
 
 # -- the value profile's values (runtime.speculation builds on them) ----------------------------
 
 VARIES = object()     # the profile of an argument that varied (no argument is this object)
-
-
-class Shape(tuple):
-    """The profile of an argument that was a NumPy array of this shape in every sampled call:
-    value specialisation compiles its dimensions in (backends/llvm/codegen.py)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"shape {tuple.__repr__(self)}"
 
 
 def _is_ndarray(t: type) -> bool:
@@ -392,22 +404,22 @@ def _is_ndarray(t: type) -> bool:
 def profiled(value: "Any") -> "Any":
     """What the value profile keeps of an argument: the value itself where value
     specialisation (passes.values) can compile it in — an exact int within 64 bits, a bool, a
-    float other than NaN (which never equals itself) —, the Shape of a NumPy array with
-    dimensions, else VARIES."""
+    float other than NaN (which never equals itself) —, the shape of a NumPy array with
+    dimensions (a tuple: no other profiled value is one), else VARIES."""
     t = type(value)
     if t is int:
         return value if -2**63 <= value < 2**63 else VARIES
     if t is bool or t is float and value == value:
         return value
     if _is_ndarray(t) and value.ndim:
-        return Shape(value.shape)
+        return value.shape
     return VARIES
 
 
 def same_value(a: "Any", b: "Any") -> bool:
     """Does argument `a` have the profiled value `b`, as the entry guard checks it: the same
-    exact type, equal, and floats bit for bit; or an array of the Shape `b`."""
-    if type(b) is Shape:
+    exact type, equal, and floats bit for bit; or an array of the shape `b` (a tuple)."""
+    if type(b) is tuple:
         return _is_ndarray(type(a)) and a.shape == b
     if type(a) is not type(b) or a != b:
         return False

@@ -15,8 +15,8 @@ Mixed into runtime.dispatch.Dispatcher.
 """
 
 from .config import config as _config
-from .introspect import _fmt_types
-from .shim import VARIES, Shape, same_value
+from .introspect import _fmt_types, _fmt_value
+from .shim import VARIES, same_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:                       # pragma: no cover - typing only
@@ -114,9 +114,10 @@ class Speculating:
                 i = miss[0]
                 name = self.py_func.__code__.co_varnames[i]
                 now = args[i]
-                if type(vs.values[i]) is Shape:      # an array of the version's type
-                    now = Shape(now.shape)
-                why = f"argument {name} is {now!r}, compiled for {vs.values[i]!r}"
+                if type(vs.values[i]) is tuple:      # an array of the version's type
+                    now = now.shape
+                why = f"argument {name} is {_fmt_value(now)}, compiled for " \
+                      f"{_fmt_value(vs.values[i])}"
             else:
                 why = f"the value version is not used: {vs.gave_up or vs.reason}"
             record("recompile", self.__qualname__, _fmt_types(spec.arg_types), "opt",

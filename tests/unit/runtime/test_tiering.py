@@ -199,6 +199,43 @@ def test_hot_by_time_queues_when_the_slow_call_returns():
         assert f(200_000) == slow(200_000)
 
 
+def _slow_loop(n):
+    s = 0
+    for i in range(n):
+        s += i % 7
+    return s
+
+
+_slow_loop_jit = tierjit.jit(_slow_loop)
+
+
+def _calls_a_loop(n):
+    return _slow_loop_jit(n) + 1          # its time is in the call: no loop of its own
+
+
+def test_a_function_without_loops_is_hot_by_count_alone():
+    with tierjit.config.override(hot_calls=12, hot_seconds=0.0001, background=False):
+        f, g = tierjit.jit(_calls_a_loop), tierjit.jit(_slow_loop)
+        for _ in range(10):
+            assert f(20_000) == _slow_loop(20_000) + 1 and g(20_000) == _slow_loop(20_000)
+        df, dg = dispatcher_of(f), dispatcher_of(g)
+        # each call takes well over 0.1 ms: the one with loops is hot by time, the other is
+        # not timed at all; its value profile sampled calls 5 to 10, the last before the count
+        assert not dg.cold and dg.cold_seconds > 0.0001
+        assert df.cold and df.loops is False and df.cold_seconds == 0
+        assert df.profile == [20_000] and df.observed == 6
+        assert "cold: 10 calls; compiles when hot (hot at 12 calls; no loops" in \
+            tierjit.explain(f)
+        for _ in range(3):
+            assert f(20_000) == _slow_loop(20_000) + 1
+        assert not df.cold and df.hot_after == 12 and df.observed == 8
+        assert "hot after 12 calls (hot at 12 calls; no loops" in tierjit.explain(f)
+    with tierjit.config.override(hot_calls=None, hot_seconds=0, background=False):
+        h = tierjit.jit(_calls_a_loop)
+        assert h(5) == _slow_loop(5) + 1 and h(6) == _slow_loop(6) + 1
+        assert not dispatcher_of(h).cold             # hot_seconds=0: hot at once all the same
+
+
 def test_never():
     with tierjit.config.override(hot_calls=None, hot_seconds=None):
         f = tierjit.jit(_poly)
@@ -497,16 +534,18 @@ def test_fork_while_a_build_is_queued(tmp_path):
 
 
 def test_the_value_profile_keeps_values_and_array_shapes():
-    from tierjit.runtime.shim import VARIES, Shape, profiled, same_value
+    from tierjit.runtime.introspect import _fmt_value
+    from tierjit.runtime.shim import VARIES, profiled, same_value
 
     class HasShape:
         shape = (3,)
 
     assert profiled(7) == 7 and profiled(2**63) is VARIES and profiled(float("nan")) is VARIES
     assert profiled(np.float64(1.0)) is VARIES and profiled(np.array(2.0)) is VARIES  # 0-d
-    assert profiled(np.ones((2, 3))) == (2, 3) and type(profiled(np.ones((2, 3)))) is Shape
+    assert profiled(np.ones((2, 3))) == (2, 3) and type(profiled(np.ones((2, 3)))) is tuple
     assert profiled(HasShape()) is VARIES and profiled([1, 2, 3]) is VARIES
-    assert same_value(np.zeros(3, dtype=np.int8), Shape((3,)))
-    assert not same_value(np.zeros(4), Shape((3,)))
-    assert not same_value(HasShape(), Shape((3,))) and not same_value((3,), Shape((3,)))
-    assert repr(Shape((2, 3))) == "shape (2, 3)"
+    assert profiled((3,)) is VARIES                   # a tuple argument is not a shape
+    assert same_value(np.zeros(3, dtype=np.int8), (3,))
+    assert not same_value(np.zeros(4), (3,))
+    assert not same_value(HasShape(), (3,)) and not same_value((3,), (3,))
+    assert _fmt_value((2, 3)) == "shape (2, 3)" and _fmt_value(2.5) == "2.5"

@@ -32,7 +32,6 @@ from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import BINARY_OPS, COMPARE_OPS, Op
 from ...ir.verifier import dominators, reverse_postorder
 from ...passes.ranges import I64, arith, within_i64
-from ...runtime.shim import Shape
 from ...types.lattice import BOOL, INT, Scalar, TupleT, Type, UnionT, members
 from .. import nesting
 from ..pure_callees import inline_body
@@ -325,7 +324,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         return head + " {\n" + "\n".join(body) + "\n}\n" + f"; returns {ret_ll}\n"
 
     def bake_shapes(self) -> None:
-        """A value-specialised version's arrays that always had one shape (runtime.shim.Shape,
+        """A value-specialised version's arrays that always had one shape (a tuple in `values`,
         checked by its entry: entry_wrapper.py) have these dimensions as constants, and the
         strides that follow from them when C-contiguous: known trip counts and addresses,
         bounds checks LLVM can decide, loops it can unroll. (A dimension of 1 may have any
@@ -333,7 +332,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         values = getattr(self.spec, "values", None) or {}
         for i, p in enumerate(self.fn.entry.params):
             shape = values.get(i)
-            if type(shape) is not Shape:
+            if type(shape) is not tuple:
                 continue
             t, v = p.type, self.vals[p]
             for d, n in enumerate(shape):

@@ -16,7 +16,6 @@ import itertools
 import struct
 
 from ...runtime import entry as entry_mod
-from ...runtime.shim import Shape
 from ...types.lattice import ArrayT, TupleT, Type
 from .deopt import published
 from .lltypes import ll
@@ -84,7 +83,7 @@ def entry_function(core, name: str) -> str:
 def _same_value(g, v: str, ll_type: str, value) -> str:
     """i1: the unboxed argument v is the baked-in value (floats bit for bit: -0.0 is not 0.0),
     or an array of the baked-in shape."""
-    if type(value) is Shape:
+    if type(value) is tuple:         # an array's shape (runtime.shim.profiled)
         ok = "true"
         for d, n in enumerate(value):
             dim = g.emit(f"extractvalue {ll_type} {v}, 1, {d}")
