@@ -113,6 +113,44 @@ def test_a_first_call_given_a_large_argument_moves_into_native_code():
     assert "watched: cold calls run counting tier 0" in tierjit.explain(f)
 
 
+def test_a_loop_waiting_for_its_types_queues_one_job(tmp_path):
+    """Before the type lattice is loaded a poll hands the typing of its live values to the
+    compiler thread; the polls that come meanwhile (every osr_backedges iterations) do not
+    queue more of the same job."""
+    from tests.unit.runtime.test_tiering import run_python
+    out = run_python("""
+        import tierjit
+        from tierjit.runtime import compiler, dispatch, osr
+
+        jobs = []
+        c = compiler.get_compiler()
+        submit = c.submit
+        c.submit = lambda job: (jobs.append(type(job).__name__), submit(job))[1]
+        typing = osr._OsrBuild.__call__
+
+        def slow(self):                 # the first typing job is slow: many polls meanwhile
+            import time
+            time.sleep(0.2)
+            typing(self)
+
+        osr._OsrBuild.__call__ = slow
+
+        @tierjit.jit
+        def total(n):
+            s = 0
+            for i in range(n):
+                s += i % 7
+            return s
+
+        assert dispatch._type_of_value is None
+        assert total(2_000_000) == sum(i % 7 for i in range(2_000_000))
+        print(jobs.count("_OsrBuild"))
+        """, tmp_path, TIERJIT_OSR_BACKEDGES="100")
+    assert out.returncode == 0, out.stderr
+    # one job that types the live values (and builds), at most one more for the entry itself
+    assert int(out.stdout.split()[-1]) <= 2, out.stdout
+
+
 def test_watch_size_none_predicts_nothing():
     from tierjit.runtime.shim import predicts_long
     big = np.zeros(70_000)

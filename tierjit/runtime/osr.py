@@ -17,7 +17,9 @@ the loop calls `OsrEntries.poll(header, *live)` with the values live at the head
 The compiler thread builds the entry's baseline code first (backends/stencils: milliseconds,
 most of it typing and the passes) and then its LLVM code; a poll takes whichever is ready,
 the LLVM code when both are. A call that moved into baseline code finishes there: only later
-calls (and later polls) get the LLVM code.
+calls (and later polls) get the LLVM code. A poll that finds its code still being built yields
+the GIL before the loop goes on, so the compiler's Python work is not slowed to half speed by
+the very loop it is compiling.
 
 Native OSR code deoptimises like any native code, into tier 0 generated from the OSR function
 itself, so a failing guard after the transfer still ends exactly as CPython would.
@@ -31,6 +33,7 @@ if one does not. Analogue: V8's Ignition back-edge counters and OSR into TurboFa
 from __future__ import annotations
 
 from time import perf_counter as _clock
+from time import sleep as _sleep
 from typing import TYPE_CHECKING, Any
 
 from ..backends.pyemit import NOT_READY, OsrHook, compile_tier0
@@ -54,6 +57,7 @@ class OsrEntries:
         self.points: dict[int, OsrPoint] = {p.header: p for p in osr_points(fn)}
         self.entries: dict[tuple, "Specialisation"] = {}
         self.baseline: dict[tuple, Any] = {}     # (header, types) -> baseline code, when built
+        self.typing: set[int] = set()            # headers whose live values a job is typing
         self.transfers = 0
         every = config.osr_backedges
         self.tier0 = compile_tier0(fn, name=dispatcher.__name__,
@@ -67,9 +71,12 @@ class OsrEntries:
         d = self.dispatcher
         background = config.background and not compiler.get_compiler().is_compiler_thread()
         if dispatch._type_of_value is None and background:
-            # typing the values would import the type lattice here: let the compiler thread
-            self._submit(_OsrBuild(self, header, None, live))
-            return NOT_READY
+            # typing the values would import the type lattice here: let the compiler thread,
+            # once per header (polls come every osr_backedges iterations meanwhile)
+            if header not in self.typing:
+                self.typing.add(header)
+                self._submit(_OsrBuild(self, header, None, live))
+            return _waiting()
         types = tuple(dispatch._types_of(live))
         spec = self.entries.get((header, types))
         if spec is None:
@@ -78,14 +85,14 @@ class OsrEntries:
                 return NOT_READY
             if background:
                 self._submit(_OsrBuild(self, header, spec))
-                return NOT_READY
+                return _waiting()
             self.build(header, spec)
         if spec.runs_native:
             code, tier = spec.native, spec.tier
         else:
             code, tier = self.baseline.get((header, types)), "baseline"
             if code is None:
-                return NOT_READY
+                return _waiting() if not spec.built else NOT_READY
         self.transfers += 1
         record("osr", d.__qualname__, dispatch._fmt_types(types), tier,
                line=self.points[header].line, header=header)
@@ -150,6 +157,15 @@ class OsrEntries:
                baseline_us=round(code.compile_seconds * 1e6, 1))
 
 
+def _waiting() -> Any:
+    """NOT_READY for a loop whose native code is being built: the loop goes on in Python, but
+    first lets the compiler thread have the GIL (CPython hands it back within the switch
+    interval). Both are busy in Python while the compiler types, optimises and selects
+    stencils; without this they would take turns, and the build would take twice as long."""
+    _sleep(0)
+    return NOT_READY
+
+
 class _OsrBuild:
     """A compiler-thread job: build one OSR entry (typing the live values first if given)."""
 
@@ -167,6 +183,7 @@ class _OsrBuild:
             types = tuple(_types_of(self.live))
             self.live = None
             spec = self.entries._new_entry(self.header, types)
+            self.entries.typing.discard(self.header)
         # polls may queue the same entry twice before the first job has typed its values
         if spec is not None and not spec.built:
             from .baseline import ENABLED
