@@ -104,7 +104,8 @@ class _Hooks:
             obj = ctypes.cast(p, ctypes.py_object).value
             ctypes.pythonapi.Py_DecRef(ctypes.c_void_p(p))
         offset = self.offset
-        for v in self.states[index].live:
+        fs = self.states[index]      # the values and the resume function: one frame state
+        for v in fs.live:
             values.append(obj if v is override else fr.box(v.type, addr + offset[v]))
         spec = self.spec
         # A callee that deoptimised hands its result on: not a failed guard of this code,
@@ -123,8 +124,7 @@ class _Hooks:
         f = self.resumes.get(index)
         if f is None:
             from ..pyemit import compile_tier0
-            f = self.resumes[index] = compile_tier0(self.fn, self.states[index],
-                                                    name=self.dispatcher.__name__)
+            f = self.resumes[index] = compile_tier0(self.fn, fs, name=self.dispatcher.__name__)
         return f(*values)
 
     def pyop(self, k: int, addr: int) -> bool:
