@@ -319,7 +319,9 @@ class ColdDispatcher:
     def observe(self, args: tuple) -> None:
         """Add a cold call's arguments to the value profile (sampled by the shim)."""
         prof = self.profile
-        if len(args) != self._nparams:
+        # the caller's `profile is not False` was read before this: another thread's call may
+        # have given the profile up since
+        if prof is False or len(args) != self._nparams:
             return
         if prof is None:
             self.profile = [profiled(a) for a in args]

@@ -493,11 +493,12 @@ def test_fused_multiply_add_and_mixed_int_float_ops_match_python():
 
     import tierjit
 
+    # (products of other operands each time: one computed twice is computed once, passes/cse.py)
     def ints(a, b, c):
-        return a * b + c, c + a * b, (a * b + 7) % 4096
+        return a * b + c, c + b * a, (a * c + 7) % 4096
 
     def floats(a, b, c):
-        return a * b + c, c + a * b, a * 2 + c
+        return a * b + c, c + b * a, a * 2 + c
 
     def mixed(i, x):
         return i / x, x / i, i + x, x - i, i * x
@@ -537,6 +538,64 @@ def test_fused_multiply_add_and_mixed_int_float_ops_match_python():
     jd = tierjit.jit(dot, tier="baseline")
     assert jd(a, b) == dot(a, b) and type(jd(a, b)) is type(dot(a, b))
     assert "addmul_ffn" in _pieces_of(dot, (a, b))      # into a float | np.float64 sum
+
+
+def test_numpy_multiply_add_checks_its_sum_and_warns_as_numpy():
+    """muladd_ffn/addmul_ffn guard only the sum (a non-finite product makes a non-finite
+    sum): every operand whose product or sum is not finite deoptimises, and tier 0 emits
+    NumPy's warnings for both operations, as CPython does."""
+    import warnings
+
+    import numpy as np
+
+    import tierjit
+
+    def npf(a, b, c):
+        return a * b + c, c + a * b
+
+    cases = [(1.5, 2.0, 0.25), (1e308, 10.0, 1.0), (np.inf, 0.0, 1.0), (1e308, 10.0, -np.inf),
+             (1e300, 1e10, -1e308), (2.0, 3.0, np.nan), (1e200, 1e200, np.inf),
+             (-1e308, 1.0, -1e308), (0.0, np.nan, 1.0)]
+    assert {"muladd_ffn", "addmul_ffn"} <= _pieces_of(npf, tuple(map(np.float64, cases[0])))
+    jf = tierjit.jit(npf, tier="baseline")
+    for args in cases:
+        args = tuple(map(np.float64, args))
+        seen = []
+        for f in (npf, jf):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                r = f(*args)
+            seen.append((repr(r), [(x.category, str(x.message)) for x in w]))
+        assert seen[0] == seen[1], args
+
+
+def test_loop_branches_fall_through_into_the_side_laid_out_next():
+    """A branch stencil's final jump (to JT or JF, as LLVM laid it out) is dropped when its
+    target follows: selection inverts the condition so that a loop's header falls through
+    into its body, whichever hole the stencil ends with."""
+    import numpy as np
+
+    import tierjit
+
+    def loops(a, n):
+        s = 0.0
+        for i in range(n):
+            for j in range(i):
+                s += a[j] * 2.0
+        k = 0
+        while k < n and k * 2 < n + 7:
+            k += 1
+        return s + k
+
+    lib = library.load()
+    jf = tierjit.jit(loops, tier="baseline")
+    a = np.arange(6.0)
+    assert jf(a, 6) == loops(a, 6)
+    pieces = tierjit.runtime.dispatch.dispatcher_of(jf).latest().native.pieces
+    branches = [(k, n, h) for k, (n, h) in enumerate(pieces) if n.startswith("br_")]
+    assert len(branches) >= 3
+    for k, name, holes in branches:
+        assert holes[lib.stencils[name].tail_target] == k + 1, (name, holes)
 
 
 def _outcome(f, args):
@@ -585,8 +644,121 @@ def test_hoisted_bounds_check_is_checked_once_before_the_loop():
     b = np.arange(16.0).reshape(4, 4)
     for n in (0, 2, 3, 4, 5):
         assert repr(_outcome(ju, (a, b, n))) == repr(_outcome(until_negative, (a, b, n)))
-    assert "setitem1_f64_u" in _pieces_of(fill, (np.zeros(9), 4, 0))
-    assert {"guard_inbounds", "getitem2_f64_u"} <= _pieces_of(until_negative, (a, b, 2))
+    assert "setitem1_f64_u_C" in _pieces_of(fill, (np.zeros(9), 4, 0))
+    assert {"guard_inbounds", "getitem2_f64_u_C"} <= _pieces_of(until_negative, (a, b, 2))
+
+
+def test_contiguous_arrays_scale_the_last_index_by_the_item_size():
+    """Accesses to a C-contiguous array (layout "C") use the item size as the last
+    dimension's stride (`_C` stencils); any other array its strides: both compared with
+    CPython on views, transposes, reversed and single-element dimensions of every dtype."""
+    import numpy as np
+
+    import tierjit
+
+    def walk(a, out):
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                out[i, j] = a[i, -1 - j] + a[i, j]
+
+    def walk1(a, out, k):
+        for i in range(a.shape[0]):
+            out[i] = a[i] + a[k]
+
+    def store(o, k):
+        for i in range(o.shape[0]):
+            for j in range(o.shape[1]):
+                o[i, j] = (i * 3 + j + k) % 5
+        return o[-1, k]
+
+    def views(base):
+        return [base, base[:, ::3], base.T, base[::-1], base[2:3, :], base[:, 4:5],
+                np.ascontiguousarray(base[:, 4:5]), base[1:5, 2:8]]
+
+    def check(jf, py, args, arrays):
+        want = [np.copy(x) for x in arrays]
+        got = [np.copy(x) for x in arrays]
+        assert repr(_outcome(jf, (*got, *args))) == repr(_outcome(py, (*want, *args)))
+        for g, w in zip(got, want):
+            assert g.tolist() == w.tolist()
+
+    jw, jw1, js = (tierjit.jit(f, tier="baseline") for f in (walk, walk1, store))
+    for dtype in ("float64", "float32", "int64", "int32", "int16", "int8", "uint8", "uint16",
+                  "uint32", "bool"):
+        for a in views((np.arange(60) % 7).astype(dtype).reshape(6, 10)):
+            for order in ("C", "F"):
+                out = np.zeros(a.shape, order=order)
+                want, got = np.copy(out), np.copy(out)
+                walk(a, want)
+                jw(a, got)
+                assert got.tolist() == want.tolist(), (dtype, a.strides, order)
+            for v in (a[:, 0], a[0], a.reshape(-1)[::-2], a[:1, 0]):
+                for k in (0, -1, len(v)):
+                    want, got = np.zeros(v.shape), np.zeros(v.shape)
+                    assert repr(_outcome(jw1, (v, got, k))) == \
+                        repr(_outcome(walk1, (v, want, k))), (dtype, v.strides, k)
+                    assert got.tolist() == want.tolist(), (dtype, v.strides)
+        if dtype not in ("float32", "bool"):
+            for o in views(np.zeros((6, 10), dtype=dtype)):
+                for k in (0, 1, -1, 9):
+                    want, got = np.copy(o), np.copy(o)
+                    assert repr(_outcome(js, (got, k))) == repr(_outcome(store, (want, k)))
+                    assert got.tolist() == want.tolist(), (dtype, o.strides, k)
+    for f, jf in ((walk, jw), (walk1, jw1), (store, js)):
+        assert tierjit.runtime.dispatch.dispatcher_of(jf).latest().tier == "baseline", f
+    a = np.arange(12.0).reshape(3, 4)
+    assert {"getitem2_f64_u_C", "setitem2_f64_u_C"} <= _pieces_of(walk, (a, np.zeros((3, 4))))
+    strided = _pieces_of(walk, (a.T, np.zeros((4, 3), order="F")))
+    assert {"getitem2_f64_u", "setitem2_f64_u"} <= strided
+    assert not any(n.endswith("_C") for n in strided)
+    assert "setitem2_i32_u_C" in _pieces_of(store, (np.zeros((2, 3), dtype="int32"), 1))
+    frozen = np.zeros((2, 3))
+    frozen.flags.writeable = False                      # the writeability guard deoptimises
+    assert repr(_outcome(js, (frozen, 1))) == repr(_outcome(store, (frozen, 1)))
+
+
+RANGE_ITEMS = '''
+def last(n):
+    k = -1
+    for k in range(n):
+        pass
+    return k
+
+def stop(n):
+    k = -1
+    for k in range(n):
+        if k * k > 10:
+            break
+    return k
+
+def twice(n):
+    s = 0
+    for k in range(n):
+        s += k
+        s += k * 2
+    return s
+'''
+
+
+def test_range_item_is_the_counter_only_while_nothing_else_needs_it(tmp_path):
+    """range(n)'s item lives in the loop counter's slot (no range_item stencil) unless it
+    outlives the counter's increment: the loop variable read after the loop is the last
+    item, not the counter."""
+    import importlib.util
+
+    import tierjit
+    path = tmp_path / "range_items.py"
+    path.write_text(RANGE_ITEMS)
+    spec = importlib.util.spec_from_file_location("range_items", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for name, aliased in (("last", False), ("stop", False), ("twice", True)):
+        py = getattr(mod, name)
+        jf = tierjit.jit(py, tier="baseline")
+        for n in (0, 1, 2, 5, 10):
+            assert jf(n) == py(n), (name, n)
+        pieces = [n for n, _ in tierjit.runtime.dispatch.dispatcher_of(jf).latest().native.pieces]
+        assert ("range_item1" not in pieces) == aliased, (name, pieces)
 
 
 def test_int_ops_proven_by_value_ranges_have_no_overflow_guard():

@@ -549,3 +549,18 @@ def test_the_value_profile_keeps_values_and_array_shapes():
     assert not same_value(np.zeros(4), (3,))
     assert not same_value(HasShape(), (3,)) and not same_value((3,), (3,))
     assert _fmt_value((2, 3)) == "shape (2, 3)" and _fmt_value(2.5) == "2.5"
+
+
+def test_a_profile_given_up_by_another_thread_is_not_observed():
+    """The shim reads `profile is not False` before it calls observe(); a call on another
+    thread whose arguments vary may set the profile to False in between (the e2e threads test
+    once failed with TypeError: 'bool' object is not subscriptable)."""
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        f = tierjit.jit(_twice)
+        assert f(1) == 2
+        d = f.__tierjit_dispatcher__
+        d.observe((1,))
+        assert d.profile == [1]
+        d.profile = False            # the other thread, right after this call's check
+        d.observe((1,))
+        assert d.profile is False

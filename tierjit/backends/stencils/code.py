@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 
 from ...errors import Unsupported
+from ...passes.pipeline import optimise_for_baseline
 from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from ..nesting import NATIVE_STACK
@@ -103,7 +104,8 @@ class _Hooks:
             obj = ctypes.cast(p, ctypes.py_object).value
             ctypes.pythonapi.Py_DecRef(ctypes.c_void_p(p))
         offset = self.offset
-        for v in self.states[index].live:
+        fs = self.states[index]      # the values and the resume function: one frame state
+        for v in fs.live:
             values.append(obj if v is override else fr.box(v.type, addr + offset[v]))
         spec = self.spec
         # A callee that deoptimised hands its result on: not a failed guard of this code,
@@ -122,8 +124,7 @@ class _Hooks:
         f = self.resumes.get(index)
         if f is None:
             from ..pyemit import compile_tier0
-            f = self.resumes[index] = compile_tier0(self.fn, self.states[index],
-                                                    name=self.dispatcher.__name__)
+            f = self.resumes[index] = compile_tier0(self.fn, fs, name=self.dispatcher.__name__)
         return f(*values)
 
     def pyop(self, k: int, addr: int) -> bool:
@@ -247,9 +248,12 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     declines code that would call Python for an operation inside a loop (see _pyop_in_loop)."""
     t0 = time.perf_counter()
     typed = typed if typed is not None else spec.typed
-    fn = typed.fn
+    fn = optimise_for_baseline(typed.fn)
     ret = typed.return_type
-    sel = Selection(fn, ret)
+    # the cell callers use: only the specialisation's own code goes there (not a value
+    # specialisation's, which is only right for some argument values)
+    publish = dispatcher.specs.get(spec.arg_types) is spec
+    sel = Selection(fn, ret, (dispatcher, spec.arg_types) if publish else None)
     sel.select()
     if not python_in_loops and sel.pyops:
         _pyop_in_loop(fn, sel.pyops)
@@ -269,9 +273,6 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
         keep.append(f)
         h["K"], h["K2"] = id(f), _TRUE
     # callees: their baseline cells (compiled first when they are not yet)
-    # the cell callers use: only the specialisation's own code goes there (not a value
-    # specialisation's, which is only right for some argument values)
-    publish = dispatcher.specs.get(spec.arg_types) is spec
     if publish:
         my_cell = baseline_cells(dispatcher).setdefault(spec.arg_types, ctypes.c_void_p(0))
     else:
@@ -293,6 +294,8 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     # constants, the entry's descriptors
     arena = codemem.arena()
     ext = shared(lib, ctypes.addressof(arena.active), entry_mod.FALLBACK_OFFSET)
+    for h in sel.self_calls:
+        h["K3"] = ctypes.addressof(arena.active)
     pieces = sel.pieces
     depth_stub = sel.stub(entry_stub | DEPTH_SITE << 32)
     consts = struct.pack(f"<{len(sel.consts)}q", *sel.consts)

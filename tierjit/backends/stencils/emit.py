@@ -312,7 +312,7 @@ def _patch(st, size: int) -> Patch:
 SLOT_HOLES = frozenset(SMALL_HOLES)
 # holes that are code of this function or the library, never C functions
 _LOCAL = frozenset({"NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL", "ENTER", "ENTRY",
-                    "@data"})
+                    "CORE", "@data"})
 _shared: dict[int, dict[str, int]] = {}
 
 

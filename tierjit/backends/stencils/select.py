@@ -19,7 +19,7 @@ from ...ir.nodes import Block, Function, Instr, Value
 from ...ir.ops import Op
 from ...ir.verifier import dominators, predecessors
 from ...passes.ranges import arith, within_i64
-from ...types.lattice import Scalar, TupleT, Type
+from ...types.lattice import INT, Scalar, TupleT, Type
 from . import frame as fr, library
 from .emit import Label, Stub
 from .kinds import _CMP, _CMP_V, _NO_SHARE_V, _is_float, _is_int, kind, width
@@ -31,14 +31,20 @@ OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40
 # the ops the loops below test for, bound once: on Python 3.11 `Op.X` is a Python-level
 # lookup (EnumType defines __getattr__), and they test several per instruction
 _ADD, _MUL, _CONST, _TRUTH, _CALL_JIT = Op.ADD, Op.MUL, Op.CONST, Op.TRUTH, Op.CALL_JIT
+_RANGE_ITEM = Op.RANGE_ITEM
 _BRANCH, _JUMP, _RETURN, _RAISE = Op.BRANCH, Op.JUMP, Op.RETURN, Op.RAISE
 
 
 class Selection(OpSelection):
     """The pieces of one function, with what its deopt and Python-call hooks need."""
 
-    def __init__(self, fn: Function, ret_type: Type | None):
+    def __init__(self, fn: Function, ret_type: Type | None, me: tuple | None = None):
         self.fn = fn
+        # (dispatcher, argument types) of the code being made, when the cell of its callers
+        # holds it: a call of exactly that is a recursive call_self
+        self.me = me
+        self.self_calls: list[dict] = []
+        self._defs: dict[Value, tuple[Block, int]] = {}
         self.ret_type = ret_type
         self.fs = States(fn)
         self.stencils = library.load().stencils
@@ -47,6 +53,7 @@ class Selection(OpSelection):
         self.offset: dict[Value, int] = {}
         self.pow2: dict[Value, int] = {}       # int constants 2**k -> k
         self.consts: list[int] = []            # the constant table (i64 bit patterns)
+        self.const_at: dict[tuple[int, ...], int] = {}     # a constant's words -> its slots
         self.block_label: dict[Block, int] = {}
         self.fixups: list[tuple[dict, str, Block]] = []    # (holes, hole, target block)
         self.deopt_stubs: dict[int, Stub] = {}    # frame state word -> its stub
@@ -78,6 +85,9 @@ class Selection(OpSelection):
         rest: list[Value] = []
         into_result: dict[Value, Value] = {}     # an inlined callee's result -> the call's
         types: dict[int, Type] = {}               # the results' types, each once (by id)
+        counted: list[tuple[Value, Value]] = []   # range(n) items and their counters
+        tested: list[tuple[Value, Value]] = []    # truth of an int, and the int
+        edge_args: set[Value] = set()
         union = False
         for b in fn.blocks:
             if b.params and b is not fn.entry:
@@ -85,6 +95,7 @@ class Selection(OpSelection):
             for e in b.instrs[-1].targets:          # only a terminator has targets
                 for a in e.args:
                     uses[a] = uses.get(a, 0) + 1
+                    edge_args.add(a)
             for ins in b.instrs:
                 for a in ins.args:
                     uses[a] = uses.get(a, 0) + 1
@@ -103,6 +114,14 @@ class Selection(OpSelection):
                     at = self._constant(r, ins.attr, at)
                 elif op is _TRUTH and kind(t) == "bool" and kind(ins.args[0].type) == "bool":
                     alias[r] = ins.args[0]       # truth of a bool: that bool
+                elif op is _TRUTH and kind(ins.args[0].type) in ("int", "npint") \
+                        and ins is b.instrs[-2] and b.instrs[-1].op is _BRANCH \
+                        and b.instrs[-1].args[0] is r:
+                    tested.append((r, ins.args[0]))      # see below
+                elif op is _RANGE_ITEM and ins.args[0].range == (0, 0) \
+                        and ins.args[2].range == (1, 1) and t == INT \
+                        and ins.args[3].type == INT:
+                    counted.append((r, ins.args[3]))     # range(n)'s item k: k itself
                 else:
                     rest.append(r)
                 types[id(t)] = t
@@ -116,7 +135,19 @@ class Selection(OpSelection):
             at += 16
         self.nconsts = (at - const_start) // 8
         self.uses = uses
+        for r, x in tested:
+            if uses[r] == 1:
+                # truth of an int tested only by the branch right after it: the branch tests
+                # the int (br_b: non-zero), in no frame state (no guard in between)
+                alias[r] = x
+            else:
+                rest.append(r)
         share = self.coalesce()
+        for r, k in counted:
+            if self.same_as_counter(r, k, share, edge_args):
+                alias[r] = k
+            else:
+                rest.append(r)
         for v in rest:
             if v not in share:
                 offset[v] = at
@@ -134,11 +165,19 @@ class Selection(OpSelection):
         return at
 
     def _constant(self, v: Value, value, at: int) -> int:
-        """Constant v's slots in the constant table, from `at`; returns the next free slot."""
-        self.offset[v] = at
+        """Constant v's slots in the constant table, from `at`; returns the next free slot.
+        Constants of the same bits share slots (no stencil writes a constant's slots), so
+        that a prologue copies fewer words."""
         if type(value) is int and 0 < value < 2**62 and value & (value - 1) == 0:
             self.pow2[v] = value.bit_length() - 1
-        self.consts += _const_words(value, v.type)
+        words = _const_words(value, v.type)
+        key = tuple(words)
+        same = self.const_at.get(key)
+        if same is not None:
+            self.offset[v] = same
+            return at
+        self.offset[v] = self.const_at[key] = at
+        self.consts += words
         return at + 8 * width(v.type)
 
     def _inlined_values(self, ins: Instr, body: Function, at: int, rest: list[Value],
@@ -164,6 +203,33 @@ class Selection(OpSelection):
                 union = union or fr.holds_union(c.type)
         return at, union
 
+    def same_as_counter(self, r: Value, k: Value, share: dict[Value, Value],
+                        edge_args: set[Value]) -> bool:
+        """Whether item r of a range(n) loop (r == k, its counter) can live in k's slot:
+        the counter's slot is written only by edges into its loop header (where r, defined
+        after the header, is dead) and by the edge argument computed into it (its `k + 1`),
+        after which r must be dead. r must not be computed into a parameter itself nor be an
+        edge argument (an edge's moves compare values, not slots, for clashes)."""
+        if r in share or r in edge_args:
+            return False
+        for a, p in share.items():
+            if p is k:
+                blk, i = self.defined_at(a)
+                if self.fs.live_before(blk, i + 1, r):
+                    return False
+        return True
+
+    def defined_at(self, v: Value) -> tuple[Block, int]:
+        """The block and index of the instruction defining v (an instruction's result)."""
+        at = self._defs.get(v)
+        if at is None:
+            for b in self.fn.blocks:
+                for i, ins in enumerate(b.instrs):
+                    if ins.result is not None:
+                        self._defs[ins.result] = (b, i)
+            at = self._defs[v]
+        return at
+
     def coalesce(self) -> dict[Value, Value]:
         """Edge arguments computed straight into their parameter's slots (allocate() has
         already made `truth` of a bool an alias of that bool).
@@ -175,10 +241,12 @@ class Selection(OpSelection):
         the double of a `float | np.float64` parameter, the edge still sets the tag, so that
         a loop's `s += a[i] * b[i]` keeps no store-to-load round trip off its critical path).
         The candidates are one-stencil results of at most two slots (the stencil reads its
-        operands before it writes its result): see _candidates()."""
+        operands before it writes its result): see _candidates(). Several edges may compute
+        their arguments into one parameter (a `while` loop's `j = i * i` before it and
+        `j += i` in it): the chains of two edges to one block never share a block, so from
+        each argument's definition control goes straight to its own edge."""
         share: dict[Value, Value] = {}
         uses = self.uses
-        taken: set = set()
         preds = None                  # computed for the first edge that carries arguments
         defs: dict[Block, dict[Value, int]] = {}
         for b in self.fn.blocks:
@@ -208,7 +276,7 @@ class Selection(OpSelection):
             if t in chain:
                 continue
             for a, p in zip(e.args, t.params):
-                if uses.get(a) != 1 or p in taken or p in self.offset or a.type != p.type \
+                if uses.get(a) != 1 or p in self.offset or a.type != p.type \
                         and not (fr.float_union(p.type) and kind(a.type) in _DOUBLE_KINDS):
                     continue
                 for blk in chain:
@@ -223,7 +291,6 @@ class Selection(OpSelection):
                 if self.fs.live_before(blk, i + 1, p):
                     continue                        # the parameter is still needed
                 share[a] = p
-                taken.add(p)
         return share
 
     # -- pieces ----------------------------------------------------------------------------
@@ -323,6 +390,8 @@ class Selection(OpSelection):
                 else:
                     self.instr(b, i, ins)
         self.frame_bytes = (size + 8 * self.max_scratch + 15) & ~15
+        for h in self.self_calls:
+            h["E"] = self.frame_bytes
 
     def mul_add(self, b: Block, i: int, mul: Instr, add: Instr) -> bool:
         """`a * b + c` (or `c + a * b`) as one stencil when the product (used once: select()
@@ -396,10 +465,14 @@ class Selection(OpSelection):
             for (off, n, t), p in zip(srcs, params):
                 self.move_value(off, t, p)
         if target in self.dom[src]:
-            self.add("poll")                          # a loop's back edge
-        if target is not nxt:
+            # a loop's back edge: the poll continues at the loop's header (its common path
+            # is a conditional jump there, `jne NEXT`: no separate jump)
+            h = self.add("poll")
+        elif target is not nxt:
             h = self.add("jump")
-            self.fixups.append((h, "NEXT", target))
+        else:
+            return
+        self.fixups.append((h, "NEXT", target))
 
     def move_value(self, off: int, t: Type, p: Value) -> None:
         dst = self.offset[p]
@@ -411,28 +484,37 @@ class Selection(OpSelection):
                 self.add("mov", A=src, C=dst + 8 * k)
 
     def branch(self, b: Block, i: int, ins: Instr, nxt, fused: Instr | None) -> None:
-        """A (fused compare-and-) branch. Its final jump is to JF, dropped when JF's code
-        follows: so the condition is inverted when that makes the false side the one laid
-        out next (an edge's own moves, or the next block)."""
+        """A (fused compare-and-) branch. Its final jump (the stencil's tail: to JT or to JF,
+        as LLVM laid it out) is dropped when its target's code follows: so the condition is
+        inverted when that puts the edge laid out next (an edge's own moves, or the next
+        block) on the tail."""
         t_edge, f_edge = ins.targets
         dom = self.dom
 
         def complex_(e):
             return bool(e.args) or e.block in dom[b]
-        invert = (complex_(t_edge) and not complex_(f_edge)
-                  or not complex_(t_edge) and not complex_(f_edge) and t_edge.block is nxt
-                  and f_edge.block is not nxt)
-        if invert:
-            t_edge, f_edge = f_edge, t_edge
-        if fused is not None:
-            name, a, c = self.fused_cmp(fused)
-            if invert:
-                op, ty = name.split("_")
-                name = f"{INT_NOT[op]}_ii" if ty == "ii" else f"not_{op}_ff"
-            h = self.add(f"br_{name}", A=a, B=c)
+        tc, fc = complex_(t_edge), complex_(f_edge)
+        if tc or fc:
+            falls = t_edge if tc and not fc else f_edge
         else:
-            h = self.add("br_not_b" if invert else "br_b", A=self.offset[ins.args[0]])
-        for hole, e in (("JF", f_edge), ("JT", t_edge)):
+            falls = t_edge if t_edge.block is nxt else f_edge if f_edge.block is nxt else None
+        for invert in (False, True):
+            te, fe = (f_edge, t_edge) if invert else (t_edge, f_edge)
+            if fused is not None:
+                name, a, c = self.fused_cmp(fused)
+                if invert:
+                    op, ty = name.split("_")
+                    name = f"{INT_NOT[op]}_ii" if ty == "ii" else f"not_{op}_ff"
+                name, holes = f"br_{name}", {"A": a, "B": c}
+            else:
+                name, holes = "br_not_b" if invert else "br_b", {"A": self.offset[ins.args[0]]}
+            tail = self.stencils[name].tail_target
+            if falls is None or (te if tail == "JT" else fe) is falls:
+                break
+        h = self.add(name, **holes)
+        # the tail's edge first: its moves, if any, are the pieces right after the branch
+        order = (("JT", te), ("JF", fe)) if tail == "JT" else (("JF", fe), ("JT", te))
+        for hole, e in order:
             if complex_(e):
                 # an edge with moves (or a back edge): its own pieces after the branch
                 # (which never falls through), ending in a jump to the target
@@ -559,12 +641,15 @@ def _const_words(c, t: Type) -> list[int]:
 
 def _inline_copy(ins: Instr) -> Function | None:
     """A copy of the callee's IR to generate in place of CALL_JIT ins (pure_callees), with
-    its constants folded and its value ranges starting from the arguments' ranges."""
+    its constants folded, its common subexpressions merged and its value ranges starting
+    from the arguments' ranges."""
     from ...ir.clone import clone
+    from ...passes.cse import eliminate_common_subexpressions
     from ...passes.fold import fold_constants
     from ...passes.ranges import compute_ranges
     from ..pure_callees import inline_body
     body = inline_body(ins, None)
     if body is None:
         return None
-    return compute_ranges(fold_constants(clone(body)), entry=[a.range for a in ins.args])
+    body = eliminate_common_subexpressions(fold_constants(clone(body)))
+    return compute_ranges(body, entry=[a.range for a in ins.args])

@@ -9,10 +9,12 @@ from ...ir.nodes import Block, Instr, Value
 from ...ir.ops import Op
 from ...passes.ranges import arith, within_i64
 from ...types.lattice import BOOL, FLOAT, INT, ArrayT, TupleT
+from ..nesting import NATIVE_STACK
 from . import frame as fr
+from .emit import Label
 from .kinds import (_ARITH_V, _CMP, _CMP_V, _FLOAT_OPS, _FLOATK, _INTK, _NUMK, _is_float,
                     _is_int, kind, width)
-from .templates import LIBM_1
+from .templates import LIBM_1, SELF_CALL_WORDS
 
 
 # (op value, id of each operand's type, id of the result's type) -> (stencil, guarded, the
@@ -120,6 +122,8 @@ class OpSelection:
                 return
         elif op is Op.RANGE_ITEM:
             if all(_is_int(t) for t in ts):
+                if o[r] == o[args[3]]:
+                    return                              # range(n): the counter itself
                 if args[2].range == (1, 1):             # range(a, b): start + k
                     self.add("range_item1", A=o[args[0]], B=o[args[3]], C=o[r])
                 else:
@@ -235,6 +239,8 @@ class OpSelection:
             mode = "_nn"
         else:
             mode = ""
+        if t.layout == "C":
+            mode += "_C"                # the last index scaled by the item size
         return t, fr.ELEM_KINDS[t.dtype], mode, holes
 
     def getitem(self, b: Block, i: int, ins: Instr) -> bool:
@@ -355,30 +361,51 @@ class OpSelection:
         self.mov(self.offset[v], self.offset[ins.result], width(ins.result.type))
 
     def call_jit(self, b: Block, i: int, ins: Instr) -> bool:
-        """A call of another jitted function's baseline core through its cell: the arguments
-        are copied to this frame's scratch area, the result lands in the call's slots. A
-        callee returning arrays returns new references: that call goes through Python
-        (pyop), which keeps them for the length of this call."""
+        """A call of another jitted function's baseline core through its cell (of this
+        code itself: call_self): the arguments are read from one slot after the other (the
+        scratch area, unless they are so already), the callee's out area is the result's
+        slots (or, for no result, a scratch slot: it also receives the object a callee that
+        deoptimised returns). A callee returning arrays returns new references: that call
+        goes through Python (pyop), which keeps them for the length of this call."""
         if "o" in fr.slots(ins.result.type):
             return False
         key = tuple(a.type for a in ins.args)
         at = self.scratch
+        o = self.offset
+        first = o[ins.args[0]] if ins.args else at
+        words = 0
         for a in ins.args:
-            self.mov(self.offset[a], at, width(a.type))
-            at += 8 * width(a.type)
-        # the callee's out area: its result, or the object it returns when it deoptimised
+            if o[a] != first + 8 * words:
+                break
+            words += width(a.type)
+        else:
+            at = first                      # already one after the other
+        if at != first:
+            for a in ins.args:
+                self.mov(o[a], at, width(a.type))
+                at += 8 * width(a.type)
+            first, words = self.scratch, (at - self.scratch) // 8
         nres = width(ins.result.type)
-        self.max_scratch = max(self.max_scratch, (at - self.scratch) // 8 + max(nres, 1))
-        h = self.add("call_jit", A=self.scratch, C=at)
+        out = o[ins.result] if nres else self.scratch + 8 * words
+        self.max_scratch = max(self.max_scratch, words + 1)
         self.calls.append((ins, key))
-        self.call_cells.append((h, ins.attr, key))
+        if self.me == (ins.attr, key):
+            # the callee is this code: its frame made in place, its body called directly
+            if max(words, self.nconsts) <= SELF_CALL_WORDS:
+                h = self.add(f"call_self_{words}_{self.nconsts}", A=first, C=out)
+            else:
+                h = self.add("call_self", A=first, C=out, B=words, D=self.nconsts)
+            h.update(TA=NATIVE_STACK, JT=Label(2), CORE=Label(1))
+            self.self_calls.append(h)
+        else:
+            h = self.add("call_jit", A=first, C=out)
+            self.call_cells.append((h, ins.attr, key))
         self.deopt(h, b, i)
         # its own stub even when a guard shares the frame state: this one also hands over
         # the callee's result object (numbered from 1 in the stub's high bits)
         n = self.fs.at(b, i + 1)
-        self.overrides.append((ins.result, at))
+        self.overrides.append((ins.result, out))
         h["DEOPT2"] = self.stub(n | len(self.overrides) << 32)
-        self.mov(at, self.offset[ins.result], nres)
         return True
 
     def pyop(self, b: Block, i: int, ins: Instr) -> None:

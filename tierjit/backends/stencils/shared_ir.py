@@ -9,6 +9,9 @@ the nesting is too deep; the deopt callable; argument descriptor; result descrip
 
 from __future__ import annotations
 
+# Loop back edges between two signal polls (the prologue's `store i64 1024` starts the count).
+POLL_EVERY = 1024
+
 # Argument and result kinds of the entry's descriptors (code.py writes the descriptors).
 K_INT, K_FLOAT, K_BOOL, K_NPFLOAT, K_NPINT, K_ARRAY, K_NONE, K_TUPLE, K_UNION = range(1, 10)
 
@@ -42,7 +45,7 @@ entry:
   %f = alloca i8, i64 %bytes, align 16
   store ptr %out, ptr %f, align 8
   %p1 = getelementptr i8, ptr %f, i64 8
-  store i64 0, ptr %p1, align 8
+  store i64 1024, ptr %p1, align 8
   %p2 = getelementptr i8, ptr %f, i64 16
   store i64 0, ptr %p2, align 8
   %p3 = getelementptr i8, ptr %f, i64 24

@@ -29,11 +29,11 @@ class States:
         self._out: dict[Block, int] | None = None
 
     def _solve(self) -> dict[Block, int]:
-        """The live-out set of every block (and the value numbering the bit sets use)."""
+        """The live-out set of every block (and the value numbering the bit sets use), all
+        three published together at the end (see before())."""
         fn = self.fn
         vals = sorted(fn.values(), key=_vid)
-        self.vals = vals
-        bit = self.bit = {v: 1 << i for i, v in enumerate(vals)}
+        bit = {v: 1 << i for i, v in enumerate(vals)}
         blocks = fn.blocks
         gen: dict[Block, int] = {}
         kill: dict[Block, int] = {}
@@ -75,6 +75,7 @@ class States:
                     if q not in queued:
                         queued.add(q)
                         work.append(q)
+        self.vals, self.bit = vals, bit
         self._out = out
         return out
 
@@ -84,13 +85,16 @@ class States:
         return bool(live & self.bit[v])
 
     def before(self, block: Block) -> list[int]:
-        """The live set (bits) before each instruction of block."""
+        """The live set (bits) before each instruction of block.
+
+        Published only once complete: deopts on several threads build frame states at once,
+        and one that found a list still being filled would box the values of an empty set."""
         bf = self._before.get(block)
         if bf is None:
             out = self._out if self._out is not None else self._solve()
             bit = self.bit
             live = out[block]
-            bf = self._before[block] = [0] * len(block.instrs)
+            bf = [0] * len(block.instrs)
             for i in range(len(block.instrs) - 1, -1, -1):
                 ins = block.instrs[i]
                 if ins.result is not None:
@@ -98,6 +102,7 @@ class States:
                 for x in ins.args:
                     live |= bit[x]
                 bf[i] = live
+            self._before[block] = bf
         return bf
 
     def values(self, bits: int) -> tuple[Value, ...]:
@@ -138,5 +143,7 @@ class _LazyStates(Sequence):
         if fs is None:
             block, index = self.wanted[n]
             o = self.owner
-            fs = self.built[n] = FrameState(block.id, index, o.values(o.before(block)[index]))
+            fs = FrameState(block.id, index, o.values(o.before(block)[index]))
+            # two threads may build it at once: both then use the first one stored
+            fs = self.built.setdefault(n, fs)
         return fs

@@ -9,9 +9,11 @@ stencil is a *hole*, an external `dso_local` symbol whose address the emitter pa
 
     A B C D E TA TB TC   byte offsets of frame slots (32-bit absolute: small code model)
     K K2                 64-bit constants (code_model "large": movabs)
-    NEXT JT JF           continuations: the next stencil, a branch's two targets
+    NEXT JT JF           continuations: the next stencil, a branch's two targets (JT: the
+                         body that call_self calls)
     DEOPT DEOPT2         deoptimisation stubs (a frame state each)
     DEOPTALL ENTER ENTRY the routines shared by every function (deopt, prologue, entry)
+    CORE                 the function's own core thunk (call_self's way through the prologue)
 
 A chain returns a status to the function that called it (the core prologue `st_enter`):
 0 done (result copied to the out area), 1 a Python exception is set, 2 deoptimised (the
@@ -33,7 +35,7 @@ from __future__ import annotations
 import itertools
 
 from .shared_ir import (ENTRY, ENTRY_TYPE, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
-                        K_NPINT, K_TUPLE, K_UNION, PROLOGUE)
+                        K_NPINT, K_TUPLE, K_UNION, POLL_EVERY, PROLOGUE)
 
 SMALL_HOLES = ("A", "B", "C", "D", "E", "TA", "TB", "TC")
 LARGE_HOLES = ("K", "K2")
@@ -74,6 +76,7 @@ ELEMS = {"f64": ("double", None), "f32": ("float", "fpext"), "i64": ("i64", None
          "i32": ("i32", "sext"), "i16": ("i16", "sext"), "i8": ("i8", "sext"),
          "u32": ("i32", "zext"), "u16": ("i16", "zext"), "u8": ("i8", "zext"),
          "b1": ("i8", "zext")}
+_ITEM_SIZE = {"double": 8, "float": 4, "i64": 8, "i32": 4, "i16": 2, "i8": 1}
 EXACT_LIMIT = 2 ** 53      # ints beyond this do not convert to double exactly
 MIN_I64 = -(2 ** 63)
 
@@ -114,6 +117,11 @@ class _Body:
         # memory into a sign-extended 32-bit immediate despite the large code model
         return self(f'call i64 asm "movabsq $${hole}, $0", "=r"()')
 
+    def imm(self, hole: str) -> str:
+        """A small hole's value as a 32-bit immediate, opaque to LLVM: `ptrtoint` of a global
+        would be assumed non-zero (a copy loop of that many words would run at least once)."""
+        return self(f'call i64 asm "movq $${hole}, $0", "=r"()')
+
     def jump(self, target: str) -> None:
         r = f"%j{next(self.n)}"
         self.lines.append(f"  {r} = musttail call i32 @{target}(ptr %f)")
@@ -130,15 +138,17 @@ class _Body:
         self.cold += [f"{no}:", f"  {r} = musttail call i32 @{target}(ptr %f)", f"  ret i32 {r}"]
 
     def finite(self, x: str) -> str:
-        ax = self(f"call double @llvm.fabs.f64(double {x})")
-        return self(f"fcmp olt double {ax}, 0x7FF0000000000000")
+        # x - x is 0 for a finite x, NaN for an infinity or NaN: a subtraction and an
+        # ordered compare, where |x| < inf takes a 64-bit mask and an integer compare
+        return self(f"fcmp ord double {self(f'fsub double {x}, {x}')}, 0.0")
 
 
 _STENCILS: dict[str, str] = {}
 
 
-def _stencil(name: str, body: _Body, sig: str = "ptr %f", ret: str = "i32") -> None:
-    _STENCILS[name] = (f"define {ret} @st_{name}({sig}) #0 {{\n"
+def _stencil(name: str, body: _Body, sig: str = "ptr %f", ret: str = "i32",
+             attrs: str = "#0") -> None:
+    _STENCILS[name] = (f"define {ret} @st_{name}({sig}) {attrs} {{\n"
                        + "\n".join(body.lines + body.cold) + "\n}\n")
 
 
@@ -368,7 +378,11 @@ def _float_stencils() -> None:
                     lambda b, x, y, c=compute: c(b, b(f"sitofp i64 {x} to double"), y))
             _binary(f"{op}_fi{flavour}", "double", "i64",
                     lambda b, x, y, c=compute: c(b, x, b(f"sitofp i64 {y} to double")))
-        _mul_add(flavour=f"ff{flavour}", ty="double", mul=simple["mul"], add=simple["add"])
+        # NumPy's flavour checks only the sum: a non-finite product makes a non-finite sum
+        # (inf + x is inf or NaN, NaN + x is NaN), and either guard resumes before the
+        # multiplication, so the one guard deoptimises exactly when the two would
+        _mul_add(flavour=f"ff{flavour}", ty="double", add=simple["add"],
+                 mul=lambda b, x, y: ("double", b(f"fmul double {x}, {y}")))
         _binary(f"floordiv_ff{flavour}", "double", "double",
                 lambda b, x, y, s=strict: s(b, _float_divmod(b, x, y)[0]))
         _binary(f"mod_ff{flavour}", "double", "double",
@@ -484,14 +498,17 @@ def _control_stencils() -> None:
     b = _Body()
     _branch(b, b(f"icmp eq i64 {b.load('i64', 'A')}, 0"))
     _stencil("br_not_b", b)
-    # signal poll on loop back edges: PyErr_CheckSignals every 1024 of them (as the LLVM tier)
+    # signal poll on loop back edges: PyErr_CheckSignals every 1024 of them (as the LLVM
+    # tier). The counter counts down from POLL_EVERY (set by the prologue), so the common
+    # path is one decrement of memory and a branch.
     b = _Body()
     counter = b("getelementptr i8, ptr %f, i64 8")
-    n = b(f"add i64 {b(f'load i64, ptr {counter}')}, 1")
-    b.do(f"store i64 {n}, ptr {b('getelementptr i8, ptr %f, i64 8')}")
-    due = b(f"icmp eq i64 {b(f'and i64 {n}, 1023')}, 0")
+    n = b(f"sub i64 {b(f'load i64, ptr {counter}')}, 1")
+    b.do(f"store i64 {n}, ptr {counter}")
+    due = b(f"icmp eq i64 {n}, 0")
     b.do(f"br i1 {due}, label %poll, label %go, !prof !0")
     b.label("poll")
+    b.do(f"store i64 {POLL_EVERY}, ptr {counter}")
     err = b(f"icmp ne i32 {b('call i32 @PyErr_CheckSignals()')}, 0")
     b.do(f"br i1 {err}, label %raise, label %go")
     b.label("raise")
@@ -609,6 +626,100 @@ def _call_stencils() -> None:
     b.label("ok")
     b.jump("NEXT")
     _stencil("call_jit", b)
+    _call_self(None, None)
+    for words in itertools.product(range(SELF_CALL_WORDS + 1), repeat=2):
+        _call_self(*words)
+
+
+# call_self_A_C copies A argument and C constant words in straight-line code (call_self, any
+# number, in loops): enough for most recursive functions
+SELF_CALL_WORDS = 3
+
+
+def _call_self(nargs: int | None, nconsts: int | None) -> None:
+    """A call of the function's own specialisation (recursion): the callee's frame is made
+    here, as the core prologue would make it, but with its sizes as immediates (B argument
+    words from slot A on, D constant words from the descriptor's table, or the counts in the
+    stencil's name; E frame bytes, TA the most bytes of C stack) and the body (JT) called
+    directly. When the running calls' frames would pass TA, the call goes through the core
+    thunk (CORE) instead, whose prologue deoptimises at entry. The result lands at slot C on,
+    as for call_jit."""
+    b = _Body()
+    active = b("inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr")
+    weight = b("add i64 ptrtoint (ptr @E to i64), 256")
+    depth = b(f"add i64 {b(f'load i64, ptr {active}, align 8')}, {weight}")
+    args, out = b.slot("A"), b.slot("C")
+    b.do(f"br i1 {b(f'icmp ugt i64 {depth}, ptrtoint (ptr @TA to i64)')}, label %deep, "
+         "label %frame, !prof !0")
+    b.label("deep")
+    b.do(f"%st.deep = call i32 @CORE(ptr {args}, ptr {out})")
+    b.do("br label %status")
+    b.label("frame")
+    b.do(f"store i64 {depth}, ptr {active}, align 8")
+    g = b("alloca i8, i64 ptrtoint (ptr @E to i64), align 16")
+    b.do(f"store ptr {out}, ptr {g}, align 8")
+    b.do(f"store i64 {POLL_EVERY}, ptr {b(f'getelementptr i8, ptr {g}, i64 8')}, align 8")
+    own = b(f"getelementptr i8, ptr {g}, i64 16")
+    b.do(f"store ptr null, ptr {own}, align 8")
+    fd = b("load ptr, ptr " + b("getelementptr i8, ptr %f, i64 24") + ", align 8")
+    b.do(f"store ptr {fd}, ptr {b(f'getelementptr i8, ptr {g}, i64 24')}, align 8")
+    slots = b(f"getelementptr i8, ptr {g}, i64 40")
+    table = b(f"load ptr, ptr {b(f'getelementptr i64, ptr {fd}, i64 2')}, align 8")
+    if nargs is None:
+        count = b.imm("B")
+        _copy_words(b, "args", args, slots, count)
+        cslots = b(f"getelementptr i64, ptr {slots}, i64 {count}")
+        _copy_words(b, "consts", table, cslots, b.imm("D"))
+    else:
+        for k in range(nargs):
+            v = b(f"load i64, ptr {b(f'getelementptr i64, ptr {args}, i64 {k}')}, align 8")
+            b.do(f"store i64 {v}, ptr {b(f'getelementptr i64, ptr {slots}, i64 {k}')}, align 8")
+        for k in range(nconsts):
+            v = b(f"load i64, ptr {b(f'getelementptr i64, ptr {table}, i64 {k}')}, align 8")
+            b.do(f"store i64 {v}, ptr "
+                 f"{b(f'getelementptr i64, ptr {slots}, i64 {nargs + k}')}, align 8")
+    b.do("br label %call")
+    b.label("call")
+    b.do(f"%st.body = call i32 @JT(ptr {g})")
+    now = b(f"load i64, ptr {active}, align 8")
+    b.do(f"store i64 {b(f'sub i64 {now}, {weight}')}, ptr {active}, align 8")
+    owner = b(f"load ptr, ptr {own}, align 8")
+    b.do(f"br i1 {b(f'icmp ne ptr {owner}, null')}, label %release, label %status")
+    b.label("release")
+    b.do(f"call void @Py_DecRef(ptr {owner})")
+    b.do("br label %status")
+    b.label("status")
+    b.do("%st = phi i32 [%st.deep, %deep], [%st.body, %call], [%st.body, %release]")
+    b.do("br i1 " + b("icmp eq i32 %st, 0") + ", label %ok, label %other")
+    b.label("other")
+    b.do("br i1 " + b("icmp eq i32 %st, 1") + ", label %err, label %deopted")
+    b.label("err")
+    b.do("ret i32 1")
+    b.label("deopted")
+    b.jump("DEOPT2")
+    b.label("ok")
+    b.jump("NEXT")
+    name = "call_self" if nargs is None else f"call_self_{nargs}_{nconsts}"
+    _stencil(name, b, attrs="#2")               # its copy loops: no memcpy call
+
+
+def _copy_words(b: _Body, name: str, src: str, dst: str, count: str) -> None:
+    """Copy `count` 8-byte words from src to dst (a loop LLVM neither vectorises nor unrolls:
+    a few words)."""
+    pre = f"{name}.pre"
+    b.do(f"br label %{pre}")
+    b.label(pre)
+    b.do(f"br label %{name}.loop")
+    b.label(f"{name}.loop")
+    b.do(f"%{name}.i = phi i64 [0, %{pre}], [%{name}.i2, %{name}.body]")
+    b.do(f"br i1 {b(f'icmp ult i64 %{name}.i, {count}')}, label %{name}.body, "
+         f"label %{name}.done")
+    b.label(f"{name}.body")
+    v = b(f"load i64, ptr {b(f'getelementptr i64, ptr {src}, i64 %{name}.i')}, align 8")
+    b.do(f"store i64 {v}, ptr {b(f'getelementptr i64, ptr {dst}, i64 %{name}.i')}, align 8")
+    b.do(f"%{name}.i2 = add i64 %{name}.i, 1")
+    b.do(f"br label %{name}.loop, !llvm.loop !1")
+    b.label(f"{name}.done")
 
 
 # -- arrays: slots obj, data, shape[3], strides[3] ------------------------------------------------
@@ -623,8 +734,15 @@ NPY_WRITEABLE = 0x0400
 INDEX_MODES = ("", "_nn", "_u")
 
 
-def _element(b: _Body, ndim: int, mode: str = "") -> str:
-    """Address of a[i, j, k] (indices in slots B, D, E), checked as `mode` says."""
+# How an access finds its element: "" by every dimension's stride; "_C" in a C-contiguous
+# array (layout "C"), whose last dimension's stride is the item size (when that dimension
+# has more than one element; with one, its only index is 0): a scaled index, no stride load.
+LAYOUTS = ("", "_C")
+
+
+def _element(b: _Body, ndim: int, mode: str = "", layout: str = "", size: int = 8) -> str:
+    """Address of a[i, j, k] (indices in slots B, D, E), checked as `mode` says, of items of
+    `size` bytes laid out as `layout` says."""
     offset = "0"
     for d, hole in enumerate(("B", "D", "E")[:ndim]):
         j = b.load("i64", hole)
@@ -634,16 +752,20 @@ def _element(b: _Body, ndim: int, mode: str = "") -> str:
                 wrapped = b(f"add i64 {j}, {n}")
                 j = b(f"select i1 {b(f'icmp slt i64 {j}, 0')}, i64 {wrapped}, i64 {j}")
             b.guard(b(f"icmp uge i64 {j}, {n}"))
-        stride = b.load("i64", "A", 40 + 8 * d)
+        if layout == "_C" and d == ndim - 1:
+            stride = str(size)
+        else:
+            stride = b.load("i64", "A", 40 + 8 * d)
         offset = b(f"add i64 {offset}, {b(f'mul i64 {j}, {stride}')}")
     return b(f"getelementptr i8, ptr {b.load('ptr', 'A', 8)}, i64 {offset}")
 
 
 def _array_stencils() -> None:
-    for ndim, mode in itertools.product((1, 2, 3), INDEX_MODES):
+    for ndim, mode, layout in itertools.product((1, 2, 3), INDEX_MODES, LAYOUTS):
         for name, (mem, widen) in ELEMS.items():
+            size = _ITEM_SIZE[mem]
             b = _Body()
-            v = b(f"load {mem}, ptr {_element(b, ndim, mode)}, align 1")
+            v = b(f"load {mem}, ptr {_element(b, ndim, mode, layout, size)}, align 1")
             if name == "b1":
                 v = b(f"zext i1 {b(f'icmp ne i8 {v}, 0')} to i64")
                 ty = "i64"
@@ -654,7 +776,7 @@ def _array_stencils() -> None:
                 ty = mem
             b.store(ty, v, "C")
             b.jump("NEXT")
-            _stencil(f"getitem{ndim}_{name}{mode}", b)
+            _stencil(f"getitem{ndim}_{name}{mode}{layout}", b)
         # stores: a double into f64, an i64 (range-checked) into ints, a bool into b1
         for name, (mem, _widen) in ELEMS.items():
             if name == "f32":
@@ -673,19 +795,19 @@ def _array_stencils() -> None:
                               else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1))
                     b.guard(b(f"or i1 {b(f'icmp slt i64 {v}, {lo}')}, {b(f'icmp sgt i64 {v}, {hi}')}"))
                     v = b(f"trunc i64 {v} to {mem}")
-            b.do(f"store {mem} {v}, ptr {_element(b, ndim, mode)}, align 1")
+            addr = _element(b, ndim, mode, layout, _ITEM_SIZE[mem])
+            b.do(f"store {mem} {v}, ptr {addr}, align 1")
             b.jump("NEXT")
-            _stencil(f"setitem{ndim}_{name}{mode}", b)
-    # an int (exactly representable) into a float64 array
-    for ndim, mode in itertools.product((1, 2, 3), INDEX_MODES):
+            _stencil(f"setitem{ndim}_{name}{mode}{layout}", b)
+        # an int (exactly representable) into a float64 array
         b = _Body()
         obj = b.load("ptr", "A")
         flags = b(f"load i32, ptr {b(f'getelementptr i8, ptr {obj}, i64 64')}, align 4")
         b.guard(b(f"icmp eq i32 {b(f'and i32 {flags}, {NPY_WRITEABLE}')}, 0"))
         v = b(f"sitofp i64 {b.load('i64', 'C')} to double")
-        b.do(f"store double {v}, ptr {_element(b, ndim, mode)}, align 1")
+        b.do(f"store double {v}, ptr {_element(b, ndim, mode, layout)}, align 1")
         b.jump("NEXT")
-        _stencil(f"setitem{ndim}_f64_from_int{mode}", b)
+        _stencil(f"setitem{ndim}_f64_from_int{mode}{layout}", b)
     # GUARD_INBOUNDS (passes/bounds.py): a loop's accesses are in bounds for every
     # iteration when its last index A is below the dimension B, or it runs no iteration
     # (count D): checked once before the loop
@@ -747,6 +869,7 @@ def module_text(triple: str, data_layout: str) -> str:
     parts += [f"declare dso_local i32 @{h}(ptr)" for h in JUMP_HOLES]
     parts.append("declare dso_local i32 @ENTER(ptr, ptr, ptr)")
     parts.append("declare dso_local ptr @ENTRY(ptr, ptr, i64, ptr, ptr)")
+    parts.append("declare dso_local i32 @CORE(ptr, ptr)")
     parts += [f"declare dso_local {d.split(' ', 1)[1]}" for d in C_FUNCTIONS.values()]
     parts += [f"declare dso_local double @{n}(double)" for n in LIBM_1]
     parts += [f"declare dso_local double @{n}(double, double)" for n in LIBM_2]
