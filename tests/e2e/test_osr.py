@@ -410,14 +410,37 @@ def test_value_specialisation_can_be_turned_off():
     assert not [e for e in since(n, "compile", "power_sum") if "=" in e.types]
 
 
+def _while_only(n):
+    k = 0
+    while k < n:                # on 3.11 its test at the end jumps back: POP_JUMP_BACKWARD_IF
+        k += 3
+    return k
+
+
+def test_a_while_loop_alone_is_a_loop():
+    """A function whose only loop is a `while` is watched, and its cold calls timed, like any
+    function with loops (3.11 ends such a loop with a conditional backward jump)."""
+    from tierjit.runtime.dispatch import dispatcher_of
+    n = len(events.events())
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=60.0,
+                                 watch_size=65536, osr_backedges=1000, background=False):
+        f = tierjit.jit(_while_only)
+        assert f(30) == _while_only(30)
+        d = dispatcher_of(f)
+        assert d.loops and d.counting == "watching" and d.cold_seconds > 0
+        assert f(300_000) == _while_only(300_000)          # predicted long: OSR
+    assert since(n, "osr", "_while_only")
+
+
 def test_loop_detection_matches_the_opcode_table():
     import opcode
 
-    from tierjit.runtime.shim import _backward_opcodes, has_loops
-    assert _backward_opcodes() == {opcode.opmap[n] for n in ("JUMP_BACKWARD",
-                                                             "JUMP_BACKWARD_NO_INTERRUPT")}
+    from tierjit.runtime.shim import _backward_opcodes, backward_jumps, has_loops
+    assert _backward_opcodes() == set(backward_jumps(opcode.opmap))
+    assert {opcode.opmap["JUMP_BACKWARD"], opcode.opmap["JUMP_BACKWARD_NO_INTERRUPT"]} <= \
+        _backward_opcodes()
     assert has_loops(factorial_loop.__code__) and has_loops(power_sum.__code__)
-    assert not has_loops(sign_of.__code__)
+    assert has_loops(_while_only.__code__) and not has_loops(sign_of.__code__)
     # a backward jump's opcode as an argument byte (constant number 134 or 140) is no loop
     ns: dict = {}
     exec("def pick(i):\n    return i" + "".join(f" + {k}.5" for k in range(150)) + "\n", ns)

@@ -369,30 +369,38 @@ def predicts_long(args: tuple, size: "int | None") -> bool:
 def has_loops(code: "Any") -> bool:
     """Does the code object jump backwards (a loop)? Nested code objects are not looked at:
     the frontend does not lower functions that define them."""
-    # co_code is (opcode, oparg) byte pairs: look for a backward jump among the opcodes
-    # (a C search per opcode, no Python loop over the code).
-    ops = code.co_code[::2]
-    for op in _BACKWARD or _backward():
-        if op in ops:
-            return True
-    return False
+    # co_code is (opcode, oparg) byte pairs: keep the opcodes, map each backward jump to 1 and
+    # every other opcode to 0, and look for a 1 — three C calls, no Python loop.
+    return 1 in code.co_code[::2].translate(_MARKS or _marks())
 
 
-def _backward() -> frozenset:
-    global _BACKWARD
-    _BACKWARD = _backward_opcodes()
-    return _BACKWARD
+def _marks() -> bytes:
+    global _MARKS
+    table = bytearray(256)
+    for op in _backward_opcodes():
+        table[op] = 1
+    _MARKS = bytes(table)
+    return _MARKS
+
+
+_MARKS: "bytes | None" = None
 
 
 def _backward_opcodes() -> frozenset:
-    if sys.version_info[:2] in ((3, 11), (3, 12)):
-        return frozenset((134, 140))    # JUMP_BACKWARD(_NO_INTERRUPT): no import (~1 ms)
+    if sys.version_info[:2] == (3, 11):
+        # JUMP_BACKWARD(_NO_INTERRUPT) and POP_JUMP_BACKWARD_IF_(NOT_NONE|NONE|FALSE|TRUE),
+        # which ends a `while` loop by testing its condition again: no import (~1 ms)
+        return frozenset((134, 140, 173, 174, 175, 176))
     import opcode
-    return frozenset(opcode.opmap[n] for n in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
-                     if n in opcode.opmap)
+    return frozenset(backward_jumps(opcode.opmap))
 
 
-_BACKWARD: "frozenset | None" = None
+def backward_jumps(opmap: "dict[str, int]") -> "list[int]":
+    """The opcodes that jump backwards, from the opcode table."""
+    return [op for name, op in opmap.items()
+            if name.startswith(("JUMP_BACKWARD", "POP_JUMP_BACKWARD"))]
+
+
 
 # -- the value profile's values (runtime.speculation builds on them) ----------------------------
 
