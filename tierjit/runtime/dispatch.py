@@ -657,6 +657,13 @@ def forget_queued_builds() -> None:
         d.bypass = d._ir_error is not None
         if d.counting == "building":
             d.counting = "watching"
+        entries = getattr(d.counting, "entries", None)
+        if entries is not None:
+            # OSR entries asked for but not built: the polls ask for them again
+            for key, spec in list(entries.items()):
+                if not spec.built:
+                    del entries[key]
+            d.counting.typing.clear()
 
 
 def dispatchers() -> "list[Dispatcher]":

@@ -533,6 +533,37 @@ def test_fork_while_a_build_is_queued(tmp_path):
     assert out.stdout.strip() == "child 0", out.stdout + out.stderr
 
 
+def test_fork_while_an_osr_entry_is_queued(tmp_path):
+    """An OSR entry queued (not built) when the process forks is asked for again by the
+    child's polls, which then move into native code."""
+    out = run_python("""
+        import os, tierjit
+        from tierjit.runtime import compiler, events
+
+        @tierjit.jit
+        def total(n):
+            s = 0
+            for i in range(n):
+                s += i % 7
+            return s
+
+        compiler.get_compiler().pause()                # it starts no job until the fork
+        assert total(200_000) == sum(i % 7 for i in range(200_000))   # queues its entry
+        pid = os.fork()
+        if pid == 0:
+            for _ in range(50):
+                total(200_000)
+                if any(e.kind == "osr" for e in events.events()):
+                    os._exit(0)
+                compiler.wait_idle(10)
+            os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status))
+        """, tmp_path, TIERJIT_HOT_CALLS="never", TIERJIT_HOT_MS="never")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "child 0", out.stdout + out.stderr
+
+
 def test_the_value_profile_keeps_values_and_array_shapes():
     from tierjit.runtime.introspect import _fmt_value
     from tierjit.runtime.shim import VARIES, profiled, same_value
