@@ -156,7 +156,7 @@ class Config:
 
     def override(self, **settings: object) -> "AbstractContextManager[Config]":
         """Change some settings for the duration of a `with` block (tests, benchmarks)."""
-        from contextlib import contextmanager    # here, not at `import tierjit`
+        from contextlib import contextmanager  # here, not at `import tierjit`
 
         @contextmanager
         def changed() -> "Iterator[Config]":

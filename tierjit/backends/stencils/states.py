@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ...ir.nodes import Block, FrameState, Function, Value
 from .kinds import _vid
 
+
 class States:
     """ir.liveness.FrameStates — the same frame states, numbered in the order they are asked
     for — computed with bit sets (a Python int per set, one bit per value in id order) by a
