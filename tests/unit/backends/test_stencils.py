@@ -537,7 +537,8 @@ def test_fused_multiply_add_and_mixed_int_float_ops_match_python():
     a, b = np.arange(10.0), np.linspace(0.5, 3.0, 10)
     jd = tierjit.jit(dot, tier="baseline")
     assert jd(a, b) == dot(a, b) and type(jd(a, b)) is type(dot(a, b))
-    assert "addmul_ffn" in _pieces_of(dot, (a, b))      # into a float | np.float64 sum
+    # into a float | np.float64 sum, the elements read by the stencil itself
+    assert "addmul_ffn_e1e1" in _pieces_of(dot, (a, b))
 
 
 def test_numpy_multiply_add_checks_its_sum_and_warns_as_numpy():
@@ -567,6 +568,91 @@ def test_numpy_multiply_add_checks_its_sum_and_warns_as_numpy():
                 r = f(*args)
             seen.append((repr(r), [(x.category, str(x.message)) for x in w]))
         assert seen[0] == seen[1], args
+
+
+def test_element_operands_are_read_by_the_float_operation_and_match_numpy():
+    """A float64 element of a C-contiguous array proven in bounds, used only by the float
+    + - * / (or multiply-add) right after it, is read by that operation's stencil
+    ({op}_ffn_{x source}{y source}: s a slot, e1/e2 an element of a 1-D/2-D array). Results,
+    NumPy's warnings (a non-finite result or a zero divisor deoptimises, before the reads)
+    and the elements a guard left unread are as CPython's; a read used twice, or by an
+    operation after another instruction, stays a getitem of its own."""
+    import warnings
+
+    import numpy as np
+
+    import tierjit
+
+    def ops1(a, b, x):
+        r = np.zeros(4 * len(a))
+        for i in range(len(a)):
+            r[4 * i] = a[i] + b[i]
+            r[4 * i + 1] = x - a[i]
+            r[4 * i + 2] = a[i] * x
+            r[4 * i + 3] = b[i] / a[i]
+        return r
+
+    def ops2(m, v, x):
+        r = np.zeros(4 * m.shape[0] * m.shape[1])
+        k = 0
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                r[k] = m[i, j] - v[j]
+                r[k + 1] = x / m[i, j]
+                r[k + 2] = m[i, j] * m[j, i]
+                r[k + 3] = v[i] + m[i, j] * x
+                k += 4
+        return r
+
+    def dots(m, n, v):
+        s = 0.0
+        t = 0.0
+        for i in range(m.shape[0]):
+            for k in range(m.shape[1]):
+                s += m[i, k] * n[k, i]
+                t = v[k] * m[i, k] + t
+        return s, t
+
+    def twice(a):
+        s = 0.0
+        for i in range(len(a)):
+            x = a[i]
+            s += x * x
+        return s
+
+    special = [0.0, -0.0, 1.5, -2.5, 1e308, -1e308, np.inf, -np.inf, np.nan, 5e-324, 3.0]
+    rng = np.random.default_rng(3)
+    cases = []
+    for _ in range(40):
+        a = rng.choice(special, 4)
+        b = rng.choice(special, 4)
+        x = float(rng.choice(special))
+        cases.append((ops1, (a, b, x)))
+        m = rng.choice(special, (3, 3))
+        cases.append((ops2, (m, b[:3], x)))
+        cases.append((dots, (m, np.ascontiguousarray(m.T), rng.choice(special, 3))))
+    cases += [(dots, (np.arange(6.0).reshape(2, 3), np.ones((3, 2)), np.arange(3.0))),
+              (twice, (np.array([1.0, 1e200, 2.0]),)), (twice, (np.arange(5.0),))]
+    jitted = {}
+    for py, args in cases:
+        jf = jitted.setdefault(py, tierjit.jit(py, tier="baseline"))
+        seen = []
+        for f in (py, jf):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                r = _outcome(f, args)
+            seen.append((repr(r), [(x.category, str(x.message)) for x in w]))
+        assert seen[0] == seen[1], (py.__name__, args)
+    a, m = np.arange(1.0, 5.0), np.arange(1.0, 17.0).reshape(4, 4)
+    assert {"add_ffn_e1e1", "sub_ffn_se1", "mul_ffn_e1s", "truediv_ffn_e1e1"} \
+        <= _pieces_of(ops1, (a, a, 2.0))
+    assert {"sub_ffn_e2e1", "truediv_ffn_se2", "mul_ffn_e2e2", "addmul_ffn_e2s"} \
+        <= _pieces_of(ops2, (m, a, 2.0))
+    assert {"addmul_ffn_e2e2", "muladd_ffn_e1e2"} <= _pieces_of(dots, (m, m.T.copy(), a))
+    pieces = _pieces_of(twice, (a,))
+    assert "getitem1_f64_u_C" in pieces and not any("_ffn_" in p for p in pieces)
+    for py in jitted.values():
+        assert tierjit.runtime.dispatch.dispatcher_of(py).latest().tier == "baseline"
 
 
 def test_loop_branches_fall_through_into_the_side_laid_out_next():
@@ -645,7 +731,8 @@ def test_hoisted_bounds_check_is_checked_once_before_the_loop():
     for n in (0, 2, 3, 4, 5):
         assert repr(_outcome(ju, (a, b, n))) == repr(_outcome(until_negative, (a, b, n)))
     assert "setitem1_f64_u_C" in _pieces_of(fill, (np.zeros(9), 4, 0))
-    assert {"guard_inbounds", "getitem2_f64_u_C"} <= _pieces_of(until_negative, (a, b, 2))
+    # a[i] and b[j, i] read by the multiply-add itself (test_element_operands_...)
+    assert {"guard_inbounds", "addmul_ffn_e1e2"} <= _pieces_of(until_negative, (a, b, 2))
 
 
 def test_contiguous_arrays_scale_the_last_index_by_the_item_size():
@@ -707,7 +794,7 @@ def test_contiguous_arrays_scale_the_last_index_by_the_item_size():
     for f, jf in ((walk, jw), (walk1, jw1), (store, js)):
         assert tierjit.runtime.dispatch.dispatcher_of(jf).latest().tier == "baseline", f
     a = np.arange(12.0).reshape(3, 4)
-    assert {"getitem2_f64_u_C", "setitem2_f64_u_C"} <= _pieces_of(walk, (a, np.zeros((3, 4))))
+    assert {"add_ffn_se2", "setitem2_f64_u_C"} <= _pieces_of(walk, (a, np.zeros((3, 4))))
     strided = _pieces_of(walk, (a.T, np.zeros((4, 3), order="F")))
     assert {"getitem2_f64_u", "setitem2_f64_u"} <= strided
     assert not any(n.endswith("_C") for n in strided)

@@ -31,6 +31,7 @@ OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40
 # the ops the loops below test for, bound once: on Python 3.11 `Op.X` is a Python-level
 # lookup (EnumType defines __getattr__), and they test several per instruction
 _ADD, _MUL, _CONST, _TRUTH, _CALL_JIT = Op.ADD, Op.MUL, Op.CONST, Op.TRUTH, Op.CALL_JIT
+_GETITEM = Op.GETITEM
 _RANGE_ITEM = Op.RANGE_ITEM
 _BRANCH, _JUMP, _RETURN, _RAISE = Op.BRANCH, Op.JUMP, Op.RETURN, Op.RAISE
 
@@ -336,20 +337,23 @@ class Selection(OpSelection):
             self.block_label[b] = len(pieces)
             nxt = order[pos + 1] if pos + 1 < len(order) else None
             instrs = b.instrs
-            skip = -1
+            skip: set[int] = set()
             for i, ins in enumerate(instrs):
-                if i == skip:
-                    continue                        # fused into the instruction before it
+                if i in skip:
+                    continue                        # fused into an instruction before it
                 op = ins.op
                 if op is _CONST:
                     continue                        # in the constant table: no code
                 args = ins.args
                 if op is _MUL and uses.get(ins.result) == 1:
-                    j = i + 1                       # constants in between emit nothing
-                    while instrs[j].op is _CONST:
-                        j += 1
+                    j = _after_consts(instrs, i)
                     if self.mul_add(b, i, ins, instrs[j]):
-                        skip = j
+                        skip.add(j)
+                        continue
+                if op is _GETITEM and uses.get(ins.result) == 1:
+                    fused = self.element_operands(b, i, instrs)
+                    if fused:
+                        skip.update(fused)
                         continue
                 if len(args) == 2 and ins.result is not None:
                     # the common case first: a binary op with a stencil for its types alone
@@ -421,6 +425,83 @@ class Selection(OpSelection):
         h = self.add(name, A=o[x], B=o[y], D=o[other], C=o[s])
         self.deopt(h, b, i)
         return True
+
+    def element_operands(self, b: Block, i: int, instrs: list[Instr]) -> tuple[int, ...]:
+        """A float64 element read by a float + - * / (or a fused multiply-add) right after
+        it (constants and one more such read aside), read inside that operation's stencil
+        (templates.OPERAND_SOURCES) instead of stored to a slot: `pos[3 * i] - pos[3 * j]`,
+        `s += a[i, k] * b[k, j]`. Only reads without checks (proven in bounds) of C-contiguous
+        arrays, each used by that operation alone. The stencil's guards resume before the
+        first read, which, like the second, has no effect. Returns the indices of the
+        instructions fused into the one at i (none: nothing fused)."""
+        uses = self.uses
+        first = self.element_source(instrs[i])
+        if first is None:
+            return ()
+        sources = {instrs[i].result: first}
+        at = {instrs[i].result: i}
+        j = _after_consts(instrs, i)
+        c = instrs[j]
+        if c.op is _GETITEM and uses.get(c.result) == 1:
+            second = self.element_source(c)
+            if second is not None:
+                sources[c.result], at[c.result] = second, j
+                j = _after_consts(instrs, j)
+                c = instrs[j]
+        if c.result is None or len(c.args) != 2:
+            return ()
+        x, y = c.args
+        if x is y or (x not in sources and y not in sources):
+            return ()
+        r, o = c.result, self.offset
+        name = None
+        if c.op is _MUL and uses.get(r) == 1:
+            k = _after_consts(instrs, j)
+            add = instrs[k]
+            fused = ""
+            if add.op is _ADD and add.args[0] is r and add.args[1] is not r:
+                fused, other = "muladd", add.args[1]
+            elif add.op is _ADD and add.args[1] is r and add.args[0] is not r:
+                fused, other = "addmul", add.args[0]
+            if fused and other not in sources and self.mul_add_stencil(fused, (
+                    kind(x.type), kind(y.type), kind(r.type), kind(other.type),
+                    kind(add.result.type))) == f"{fused}_ffn":
+                name, holes, skip = fused, {"D": o[other], "C": o[add.result]}, (j, k)
+        if name is None:
+            base = _ELEMENT_OPS.get(c.op)
+            if base is None or kind(r.type) == "union" or not (
+                    kind(x.type) in _DOUBLE_OPERANDS and kind(y.type) in _DOUBLE_OPERANDS
+                    and self.arith(base, kind(x.type), kind(y.type), kind(r.type))
+                    == f"{base}_ffn"):
+                return ()
+            name, holes, skip = base, {"C": o[r]}, (j,)
+        if len(sources) > sum(v in sources for v in (x, y)):
+            return ()                       # a read the operation does not use: not moved
+        sx, sy = "s", "s"
+        if x in sources:
+            sx, (arr, *idx) = sources[x]
+            holes.update(zip(("A", "TA", "TB"), (arr, *idx)))
+        else:
+            holes["A"] = o[x]
+        if y in sources:
+            sy, (arr, *idx) = sources[y]
+            holes.update(zip(("B", "TC", "E"), (arr, *idx)))
+        else:
+            holes["B"] = o[y]
+        h = self.add(f"{name}_ffn_{sx}{sy}", **holes)
+        self.deopt(h, b, i)
+        return tuple(v for v in at.values() if v != i) + skip
+
+    def element_source(self, ins: Instr) -> tuple[str, tuple[int, ...]] | None:
+        """(source, (array slot, index slots)) of a getitem an operation can read itself:
+        a float64 element of a 1-D or 2-D C-contiguous array, every index in bounds."""
+        e = self.element(ins)
+        if e is None:
+            return None
+        t, elem, mode, holes = e
+        if elem != "f64" or mode != "_u_C" or t.ndim > 2:
+            return None
+        return f"e{t.ndim}", tuple(holes[h] for h in ("A", "B", "D")[:t.ndim + 1])
 
     def mul_add_stencil(self, fused: str, kinds: tuple[str, ...]) -> str | None:
         """The muladd/addmul stencil for the kinds of x, y, x * y, c and the sum, or None."""
@@ -564,6 +645,15 @@ class Selection(OpSelection):
         raise Unsupported(f"a {t} where {rt} is expected")
 
 
+def _after_consts(instrs: list[Instr], i: int) -> int:
+    """The index of the first instruction after i that is not a constant (constants emit
+    no code). A block ends with a terminator, so there is one."""
+    j = i + 1
+    while instrs[j].op is _CONST:
+        j += 1
+    return j
+
+
 def _layout(fn: Function) -> list[Block]:
     """Blocks in a reverse postorder that puts each block's first successor (a branch's true
     side: a loop's body, an if's then-part) right after it, so that it falls through."""
@@ -614,6 +704,8 @@ _DOUBLE, _I64 = struct.Struct("<d"), struct.Struct("<q")
 _FLOAT_KINDS = frozenset({"float", "npf64", "npf32"})
 _DOUBLE_KINDS = frozenset({"float", "npf64"})        # what a float union's double holds
 _DOUBLE_OPERANDS = _FLOAT_KINDS | {"union"}
+# the float ops an operand read from an array element can be fused into (templates.ELEMENT_OPS)
+_ELEMENT_OPS = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.TRUEDIV: "truediv"}
 _INT_KINDS = frozenset({"int", "bool", "npint"})
 
 

@@ -760,7 +760,56 @@ def _element(b: _Body, ndim: int, mode: str = "", layout: str = "", size: int = 
     return b(f"getelementptr i8, ptr {b.load('ptr', 'A', 8)}, i64 {offset}")
 
 
+# A float operation may read an operand straight from a float64 array (1-D or 2-D,
+# C-contiguous, every index proven in bounds: what getitemN_f64_u_C reads) instead of from a
+# slot the getitem stored it in: `pos[3 * i] - pos[3 * j]`, matmul's `s += a[i, k] * b[k, j]`.
+# An operand's source: "s" its slot (A for x, B for y); "e1" element [TA] of the array at A
+# (x) or [TC] of the array at B (y); "e2" element [TA, TB] at A (x) or [TC, E] at B (y).
+# The addend of muladd/addmul is slot D, the result slot C.
+OPERAND_SOURCES = ("s", "e1", "e2")
+ELEMENT_OPS = ("add", "sub", "mul", "truediv", "muladd", "addmul")
+
+
+def _operand(b: _Body, source: str, holes: tuple[str, ...]) -> str:
+    """An operand's double, from its slot or its array element (see OPERAND_SOURCES)."""
+    if source == "s":
+        return b.load("double", holes[0])
+    arr, idx = holes[0], holes[1:1 + int(source[1])]
+    offset = b(f"shl i64 {b.load('i64', idx[-1])}, 3")
+    if source == "e2":
+        row = b(f"mul i64 {b.load('i64', idx[0])}, {b.load('i64', arr, 40)}")
+        offset = b(f"add i64 {row}, {offset}")
+    addr = b(f"getelementptr i8, ptr {b.load('ptr', arr, 8)}, i64 {offset}")
+    return b(f"load double, ptr {addr}, align 1")
+
+
+def _element_operand_stencils() -> None:
+    """NumPy's flavour of + - * / and the fused multiply-adds with one or both operands read
+    from array elements: `{op}_ffn_{x source}{y source}`, e.g. addmul_ffn_e2e2."""
+    for op in ELEMENT_OPS:
+        for sx, sy in itertools.product(OPERAND_SOURCES, repeat=2):
+            if sx == sy == "s":
+                continue
+            b = _Body()
+            x = _operand(b, sx, ("A", "TA", "TB"))
+            y = _operand(b, sy, ("B", "TC", "E"))
+            if op in ("muladd", "addmul"):
+                t, z = b(f"fmul double {x}, {y}"), b.load("double", "D")
+                r = b(f"fadd double {t}, {z}" if op == "muladd" else f"fadd double {z}, {t}")
+            elif op == "truediv":
+                b.guard(b(f"fcmp oeq double {y}, 0.0"))
+                r = b(f"fdiv double {x}, {y}")
+            else:
+                r = b(f"{dict(add='fadd', sub='fsub', mul='fmul')[op]} double {x}, {y}")
+            # NumPy's flavour: a non-finite result deoptimises (see _float_stencils)
+            b.guard(b(f"xor i1 {b.finite(r)}, true"))
+            b.store("double", r, "C")
+            b.jump("NEXT")
+            _stencil(f"{op}_ffn_{sx}{sy}", b)
+
+
 def _array_stencils() -> None:
+    _element_operand_stencils()
     for ndim, mode, layout in itertools.product((1, 2, 3), INDEX_MODES, LAYOUTS):
         for name, (mem, widen) in ELEMS.items():
             size = _ITEM_SIZE[mem]
