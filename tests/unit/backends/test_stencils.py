@@ -655,6 +655,59 @@ def test_element_operands_are_read_by_the_float_operation_and_match_numpy():
         assert tierjit.runtime.dispatch.dispatcher_of(py).latest().tier == "baseline"
 
 
+def test_join_parameters_live_in_the_loop_header_parameters_slots():
+    """A join's parameter passed on only to the loop header's parameter (`if ...: k += 1`)
+    shares the header parameter's slots when the two are never live at once: neither edge
+    moves it. Where the header's value is still live after the join, or passed to another
+    join parameter, they keep their own slots. Results (and deopts mid-loop: an int past 64
+    bits) match CPython."""
+    import tierjit
+
+    def count(n, k, x):
+        for i in range(n):
+            if i % 3 == 0:
+                k += 1
+            x = x * 0.5 + i if i % 2 else x - 1.0
+        return k, x
+
+    def still_live(n, a):
+        b = 0
+        for i in range(n):
+            if i % 3 == 0:
+                c = a + 1
+            else:
+                c = a
+            b += a                      # a is live after the join: c needs its own slots
+            a = c
+        return a, b
+
+    def passed_on(n, a):
+        d = 0
+        for i in range(n):
+            if i % 2:
+                c, e = a + 1, a
+            else:
+                c, e = a, a + 2
+            d += e
+            a = c
+        return a, d
+
+    big = 2**63 - 3
+    for f in (count, still_live, passed_on):
+        jf = tierjit.jit(f, tier="baseline")
+        for args in [(0, 5), (1, 5), (7, -3), (20, 0), (10, big), (10, -big - 2)]:
+            if f is count:
+                args = (*args, 2.5)
+            assert repr(_outcome(jf, args)) == repr(_outcome(f, args)), (f.__name__, args)
+    jc = tierjit.jit(count, tier="baseline")
+    assert jc(9, 0, 1.0) == count(9, 0, 1.0)
+    native = tierjit.runtime.dispatch.dispatcher_of(jc).latest().native
+    # k + 1 and x's two values are computed into the header's own slots, and nothing moves
+    # them back on the back edge: the only moves are the entry's and the return's
+    assert sum(n == "add_ii" and h["A"] == h["C"] for n, h in native.pieces) == 2
+    assert not any(n == "mov" and h["A"] > h["C"] for n, h in native.pieces), native.pieces
+
+
 def test_loop_branches_fall_through_into_the_side_laid_out_next():
     """A branch stencil's final jump (to JT or JF, as LLVM laid it out) is dropped when its
     target follows: selection inverts the condition so that a loop's header falls through

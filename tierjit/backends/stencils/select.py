@@ -149,11 +149,15 @@ class Selection(OpSelection):
                 alias[r] = k
             else:
                 rest.append(r)
+        if edge_args:
+            self.coalesce_params(share, set(alias.values()) | {k for _r, k in counted})
         for v in rest:
             if v not in share:
                 offset[v] = at
                 at += 8 * width(v.type)
         for v, p in share.items():                  # an edge argument in its parameter's slots
+            while p in share:                       # a join's parameter in a header's
+                p = share[p]
             offset[v] = offset[p]
         for v, r in into_result.items():
             offset[v] = offset[r]
@@ -262,18 +266,7 @@ class Selection(OpSelection):
                 preds = predecessors(self.fn)
             # the straight line of blocks ending in b: the only way from a definition in it
             # to this edge, so no other value of the parameter's slot can come in between
-            chain = [b]
-            q = b
-            while len(chain) < 8:
-                ps = preds.get(q, ())
-                if len(ps) != 1:
-                    break
-                pq = ps[0]
-                if pq is t or pq in chain or pq.terminator.op is not _JUMP \
-                        or pq.terminator.targets[0].args:
-                    break
-                chain.append(pq)
-                q = pq
+            chain = _chain(b, t, preds)
             if t in chain:
                 continue
             for a, p in zip(e.args, t.params):
@@ -293,6 +286,48 @@ class Selection(OpSelection):
                     continue                        # the parameter is still needed
                 share[a] = p
         return share
+
+    def coalesce_params(self, share: dict[Value, Value], aliased: set[Value]) -> None:
+        """A join's parameter q passed on only to a parameter p of another block (mc_pi's
+        `if ...: inside += 1`: the join's `inside` goes to the loop header's) lives in p's
+        slots when the two are never live at once, so that neither the edges into the join
+        nor the edge to p's block move it. The slots are written by the edges into either
+        block and by the values computed into either parameter (coalesce()), so: p must be
+        dead at the join's entry (q is not live beyond its one use, the edge), no edge into
+        the join may pass p to another parameter (its moves would read p's slots after
+        writing them), no value computed into q may be defined while p is live nor one
+        computed into p while q is. Neither may be named by another value (an alias: a
+        `truth`, a range(n) item, a counter), and p's slots hold no other parameter."""
+        uses, fs = self.uses, self.fs
+        preds = None
+        params = {p: blk for blk in self.fn.blocks for p in blk.params}
+        for b in self.fn.blocks:
+            term = b.instrs[-1]
+            if len(term.targets) != 1 or not term.targets[0].args:
+                continue
+            e = term.targets[0]
+            for a, p in zip(e.args, e.block.params):
+                j = params.get(a)
+                if j is None or uses.get(a) != 1 or a.type != p.type or p in share \
+                        or p in self.offset or a in self.offset or p in aliased \
+                        or a in aliased or fs.live_before(j, 0, p):
+                    continue
+                if preds is None:
+                    preds = predecessors(self.fn)
+                if any(x is p and q is not a for pb in preds.get(j, ())
+                       for t in pb.instrs[-1].targets if t.block is j
+                       for x, q in zip(t.args, j.params)):
+                    continue
+                if any(v in params and q in (a, p)
+                       or q is a and fs.live_before(*self._after(v), p)
+                       or q is p and fs.live_before(*self._after(v), a)
+                       for v, q in share.items()):
+                    continue
+                share[a] = p
+
+    def _after(self, v: Value) -> tuple[Block, int]:
+        blk, i = self.defined_at(v)
+        return blk, i + 1
 
     # -- pieces ----------------------------------------------------------------------------
     def add(self, name: str, **holes) -> dict:
@@ -652,6 +687,25 @@ def _after_consts(instrs: list[Instr], i: int) -> int:
     while instrs[j].op is _CONST:
         j += 1
     return j
+
+
+def _chain(b: Block, t: Block, preds: dict) -> list[Block]:
+    """b and the straight line of blocks before it (each the only predecessor of the next,
+    ending in a jump without arguments; at most 8, none of them t): the only way from a
+    definition in one of them to b's edge to t."""
+    chain = [b]
+    q = b
+    while len(chain) < 8:
+        ps = preds.get(q, ())
+        if len(ps) != 1:
+            break
+        pq = ps[0]
+        if pq is t or pq in chain or pq.terminator.op is not _JUMP \
+                or pq.terminator.targets[0].args:
+            break
+        chain.append(pq)
+        q = pq
+    return chain
 
 
 def _layout(fn: Function) -> list[Block]:
