@@ -681,15 +681,24 @@ def _call_self(nargs: int | None, nconsts: int | None) -> None:
     b.do("br label %call")
     b.label("call")
     b.do(f"%st.body = call i32 @JT(ptr {g})")
-    now = b(f"load i64, ptr {active}, align 8")
-    b.do(f"store i64 {b(f'sub i64 {now}, {weight}')}, ptr {active}, align 8")
-    owner = b(f"load ptr, ptr {own}, align 8")
+    # Values kept across the call live in callee-saved registers, each pushed and popped on
+    # every call: so the counter's address is loaded again (an immediate), the callee's
+    # frame is found again as the stack pointer (where the alloca left it), and the status
+    # is kept in that frame's deopt slot while its owner list is released.
+    active2 = b("inttoptr i64 " + b.const("K3") + " to ptr")
+    now = b(f"load i64, ptr {active2}, align 8")
+    b.do(f"store i64 {b(f'sub i64 {now}, {weight}')}, ptr {active2}, align 8")
+    g2 = b("call ptr @llvm.stacksave.p0()")
+    owner = b(f"load ptr, ptr {b(f'getelementptr i8, ptr {g2}, i64 16')}, align 8")
     b.do(f"br i1 {b(f'icmp ne ptr {owner}, null')}, label %release, label %status")
     b.label("release")
+    b.do(f"store i32 %st.body, ptr {b(f'getelementptr i8, ptr {g2}, i64 32')}, align 8")
     b.do(f"call void @Py_DecRef(ptr {owner})")
+    kept = b("getelementptr i8, ptr " + b("call ptr @llvm.stacksave.p0()") + ", i64 32")
+    b.do(f"%st.kept = load i32, ptr {kept}, align 8")
     b.do("br label %status")
     b.label("status")
-    b.do("%st = phi i32 [%st.deep, %deep], [%st.body, %call], [%st.body, %release]")
+    b.do("%st = phi i32 [%st.deep, %deep], [%st.body, %call], [%st.kept, %release]")
     b.do("br i1 " + b("icmp eq i32 %st, 0") + ", label %ok, label %other")
     b.label("other")
     b.do("br i1 " + b("icmp eq i32 %st, 1") + ", label %err, label %deopted")
@@ -927,6 +936,7 @@ def module_text(triple: str, data_layout: str) -> str:
     for f in ("fabs", "floor", "ceil", "trunc", "sqrt"):
         parts.append(f"declare double @llvm.{f}.f64(double)")
     parts.append("declare double @llvm.copysign.f64(double, double)")
+    parts.append("declare ptr @llvm.stacksave.p0()")
     parts += list(_STENCILS.values())
     parts.append('attributes #0 = { nounwind "no-jump-tables"="true" "frame-pointer"="none" }')
     parts.append("attributes #1 = { nobuiltin }")
