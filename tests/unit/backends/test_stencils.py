@@ -570,6 +570,61 @@ def test_numpy_multiply_add_checks_its_sum_and_warns_as_numpy():
         assert seen[0] == seen[1], args
 
 
+def test_float_pairs_are_one_stencil_and_match_python_and_numpy():
+    """Two float + - * where the first's result is used only by the second, right after
+    it, are one stencil ({first}_{r?}{second}_ff{p,n}, templates.PAIR_OPS; mul then add
+    stays muladd/addmul): Python's flavour has no guard, NumPy's checks only the result (a
+    non-finite intermediate makes it non-finite) and resumes before the first operation, so
+    tier 0 warns as NumPy does."""
+    import itertools
+    import warnings
+
+    import numpy as np
+
+    import tierjit
+
+    def pairs(x, y, z):
+        return ((x + y) + z,
+                z + (x + y),
+                (x + y) - z,
+                z - (x + y),
+                (x + y) * z,
+                z * (x + y),
+                (x - y) + z,
+                z + (x - y),
+                (x - y) - z,
+                z - (x - y),
+                (x - y) * z,
+                z * (x - y),
+                (x * y) - z,
+                z - (x * y),
+                (x * y) * z,
+                z * (x * y))
+
+    names = {f"{first}_{rev}{second}"
+             for first, second in itertools.product(("add", "sub", "mul"), repeat=2)
+             for rev in ("", "r") if (first, second) != ("mul", "add")}
+    jf = tierjit.jit(pairs, tier="baseline")
+    vals = [0.0, -0.0, 1.5, -2.5, 1e308, -1e308, float("inf"), float("-inf"), float("nan"),
+            5e-324, 3.0]
+    with tierjit.config.override(max_deopts=10**9):     # every case in baseline code
+        for x, y, z in itertools.product(vals[:6], vals[3:9], vals[::2]):
+            for conv in (float, np.float64):
+                args = (conv(x), conv(y), conv(z))
+                seen = []
+                for f in (pairs, jf):
+                    with warnings.catch_warnings(record=True) as w:
+                        warnings.simplefilter("always")
+                        r = _outcome(f, args)
+                    seen.append((repr(r), sorted({(x.category, str(x.message)) for x in w})))
+                assert seen[0] == seen[1], args
+        assert tierjit.runtime.dispatch.dispatcher_of(jf).latest().tier == "baseline"
+    for flavour, conv in (("ffp", float), ("ffn", np.float64)):
+        got = _pieces_of(pairs, (conv(1.5), conv(2.0), conv(3.0)))
+        assert {f"{n}_{flavour}" for n in names} <= got, sorted(got)
+        assert {f"muladd_{flavour}", f"addmul_{flavour}"} & got == set()
+
+
 def test_element_operands_are_read_by_the_float_operation_and_match_numpy():
     """A float64 element of a C-contiguous array proven in bounds, used only by the float
     + - * / (or multiply-add) right after it, is read by that operation's stencil

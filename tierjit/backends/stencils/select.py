@@ -31,7 +31,7 @@ OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40
 # the ops the loops below test for, bound once: on Python 3.11 `Op.X` is a Python-level
 # lookup (EnumType defines __getattr__), and they test several per instruction
 _ADD, _MUL, _CONST, _TRUTH, _CALL_JIT = Op.ADD, Op.MUL, Op.CONST, Op.TRUTH, Op.CALL_JIT
-_GETITEM = Op.GETITEM
+_GETITEM, _SUB = Op.GETITEM, Op.SUB
 _RANGE_ITEM = Op.RANGE_ITEM
 _BRANCH, _JUMP, _RETURN, _RAISE = Op.BRANCH, Op.JUMP, Op.RETURN, Op.RAISE
 
@@ -395,6 +395,14 @@ class Selection(OpSelection):
                     x, y = args
                     r = ins.result
                     rule = simple.get((op._value_, id(x.type), id(y.type), id(r.type)))
+                    # a float + or - may be the first of a fused pair (mul_add); rule[3] says
+                    # so without the kind of its type, as does kind() the first time
+                    if (rule[3] if rule is not None else (op is _ADD or op is _SUB)
+                            and kind(r.type) in _DOUBLE_KINDS) and uses.get(r) == 1:
+                        j = _after_consts(instrs, i)
+                        if self.mul_add(b, i, ins, instrs[j]):
+                            skip.add(j)
+                            continue
                     if rule is not None:
                         h = {"A": o[x], "B": o[y], "C": o[r]}
                         if rule[2] and _cannot_overflow(op, x.range, y.range):
@@ -435,24 +443,36 @@ class Selection(OpSelection):
     def mul_add(self, b: Block, i: int, mul: Instr, add: Instr) -> bool:
         """`a * b + c` (or `c + a * b`) as one stencil when the product (used once: select()
         checks) is used only by the addition right after it (constants aside), both on ints
-        or both on floats of one flavour, with no conversion and no union result."""
+        or both on floats of one flavour, with no conversion and no union result; and so
+        any other pair of float + - * (templates.PAIR_OPS: `zr * zr - zi * zi + cr`,
+        `v - dx * mj`)."""
         r = mul.result
-        if add.op is not _ADD:
+        op2 = add.op
+        # (identity tests: hashing an Op is a Python-level call, see _ADD)
+        second = "add" if op2 is _ADD else "sub" if op2 is _SUB else "mul" if op2 is _MUL \
+            else None
+        if second is None:
             return False
         p, q = add.args
+        op1 = mul.op
+        first = "mul" if op1 is _MUL else "add" if op1 is _ADD else "sub"
         if p is r and q is not r:
-            fused, other = "muladd", q
+            rev, other = "", q
         elif q is r and p is not r:
-            fused, other = "addmul", p
+            rev, other = "r", p
         else:
             return False
+        if first == "mul" and second == "add":
+            fused = "addmul" if rev else "muladd"
+        else:
+            fused = f"{first}_{rev}{second}"
         x, y = mul.args
         s = add.result
         key = (fused, id(x.type), id(y.type), id(r.type), id(other.type), id(s.type))
         name = _MUL_ADD.get(key, "")
         if name == "":
-            name = _MUL_ADD[key] = self.mul_add_stencil(
-                fused, (kind(x.type), kind(y.type), kind(r.type), kind(other.type), kind(s.type)))
+            kinds = (kind(x.type), kind(y.type), kind(r.type), kind(other.type), kind(s.type))
+            name = _MUL_ADD[key] = self.mul_add_stencil(fused, first, second, kinds)
             _MUL_ADD_TYPES.extend((x.type, y.type, r.type, other.type, s.type))
         if name is None:
             return False
@@ -460,6 +480,23 @@ class Selection(OpSelection):
         h = self.add(name, A=o[x], B=o[y], D=o[other], C=o[s])
         self.deopt(h, b, i)
         return True
+
+    def mul_add_stencil(self, fused: str, first: str, second: str,
+                        kinds: tuple[str, ...]) -> str | None:
+        """The stencil of a fused pair for the kinds of x, y, x op y, c and the result, or
+        None."""
+        m = self.arith(first, kinds[0], kinds[1], kinds[2])
+        a = self.arith(second, kinds[2], kinds[3], kinds[4])
+        # operands may be float | np.float64 (the stencil reads their double: a loop's
+        # `s += a[i] * b[i]`), results not (they would need a tag)
+        if m is None or a is None:
+            return None
+        flavour = m[m.index("_"):]                  # _ii, _ffp or _ffn
+        if a[a.index("_"):] != flavour or "union" in (kinds[2], kinds[4]) \
+                or m[-1] in "pn" and not _DOUBLE_OPERANDS.issuperset(kinds) \
+                or flavour == "_ii" and fused not in ("muladd", "addmul"):
+            return None                             # int pairs: only the multiply-adds
+        return fused + flavour
 
     def element_operands(self, b: Block, i: int, instrs: list[Instr]) -> tuple[int, ...]:
         """A float64 element read by a float + - * / (or a fused multiply-add) right after
@@ -498,7 +535,7 @@ class Selection(OpSelection):
                 fused, other = "muladd", add.args[1]
             elif add.op is _ADD and add.args[1] is r and add.args[0] is not r:
                 fused, other = "addmul", add.args[0]
-            if fused and other not in sources and self.mul_add_stencil(fused, (
+            if fused and other not in sources and self.mul_add_stencil(fused, "mul", "add", (
                     kind(x.type), kind(y.type), kind(r.type), kind(other.type),
                     kind(add.result.type))) == f"{fused}_ffn":
                 name, holes, skip = fused, {"D": o[other], "C": o[add.result]}, (j, k)
@@ -537,17 +574,6 @@ class Selection(OpSelection):
         if elem != "f64" or mode != "_u_C" or t.ndim > 2:
             return None
         return f"e{t.ndim}", tuple(holes[h] for h in ("A", "B", "D")[:t.ndim + 1])
-
-    def mul_add_stencil(self, fused: str, kinds: tuple[str, ...]) -> str | None:
-        """The muladd/addmul stencil for the kinds of x, y, x * y, c and the sum, or None."""
-        m = self.arith("mul", kinds[0], kinds[1], kinds[2])
-        a = self.arith("add", kinds[2], kinds[3], kinds[4])
-        # operands may be float | np.float64 (the stencil reads their double: a loop's
-        # `s += a[i] * b[i]`), results not (they would need a tag)
-        if m is None or a != "add" + m[3:] or "union" in (kinds[2], kinds[4]) \
-                or m[-1] in "pn" and not _DOUBLE_OPERANDS.issuperset(kinds):
-            return None
-        return f"{fused}_{m[4:]}"
 
     def finish(self) -> None:
         """Resolve the jumps to blocks (a block's first piece is known once it is laid out)."""

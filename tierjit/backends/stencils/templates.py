@@ -276,6 +276,32 @@ def _mul_add(flavour: str, ty: str, mul, add) -> None:
         _stencil(f"{name}_{flavour}", b)
 
 
+# the float operations fused in pairs (the first's result used only by the second, right
+# after it): `{first}_{second}_ff{flavour}` computes (A first B) second D,
+# `{first}_r{second}_ff{flavour}` D second (A first B); mul then add is muladd/addmul
+PAIR_OPS = ("add", "sub", "mul")
+
+
+def _float_pairs(flavour: str, simple: dict) -> None:
+    """A pair of float + - * as one stencil, the intermediate never stored. In NumPy's
+    flavour only the result is checked: a non-finite operand of + - * makes a non-finite
+    result (inf - inf and inf * 0 are NaN), and every guard resumes before the first
+    operation, which has had no effect, so the one check deoptimises exactly when the two
+    would. Python's flavour has no guard."""
+    ll = {"add": "fadd", "sub": "fsub", "mul": "fmul"}
+    for first, second in itertools.product(PAIR_OPS, repeat=2):
+        for rev in ("", "r"):
+            if first == "mul" and second == "add":
+                continue
+            b = _Body()
+            x, y, z = b.load("double", "A"), b.load("double", "B"), b.load("double", "D")
+            t = b(f"{ll[first]} double {x}, {y}")
+            r_ty, r = simple[second](b, *((z, t) if rev else (t, z)))
+            b.store(r_ty, r, "C")
+            b.jump("NEXT")
+            _stencil(f"{first}_{rev}{second}_ff{flavour}", b)
+
+
 def _int_stencils() -> None:
     for op in ("add", "sub", "mul"):
         _binary(f"{op}_ii", "i64", "i64", _ovf({"add": "sadd", "sub": "ssub", "mul": "smul"}[op]))
@@ -383,6 +409,7 @@ def _float_stencils() -> None:
         # multiplication, so the one guard deoptimises exactly when the two would
         _mul_add(flavour=f"ff{flavour}", ty="double", add=simple["add"],
                  mul=lambda b, x, y: ("double", b(f"fmul double {x}, {y}")))
+        _float_pairs(flavour, simple)
         _binary(f"floordiv_ff{flavour}", "double", "double",
                 lambda b, x, y, s=strict: s(b, _float_divmod(b, x, y)[0]))
         _binary(f"mod_ff{flavour}", "double", "double",
