@@ -95,6 +95,39 @@ def test_recursive_calls_match_python_and_make_frames_in_place(tmp_path):
     assert "call_self_1_2" in [n for n, _ in _pieces(jm.fib)]
 
 
+OWNING = '''
+import numpy as np
+
+def owning(n, big, d):
+    a = np.zeros(2)
+    a[0] = n
+    if n <= 0:
+        return (big + big) // d
+    return owning(n - 1, big, d) + n
+'''
+
+
+def test_recursive_calls_release_their_callees_objects_and_keep_its_status(tmp_path):
+    """A callee that made objects by calling Python (np.zeros: its frame's owner list) has
+    them released after a recursive call, and its status — done, deoptimised (an int past
+    64 bits, handed back to the caller), an exception — survives the release."""
+    import gc
+
+    jm, pm = _module(tmp_path, OWNING, "owning_calls")
+    for args in [(0, 1, 1), (6, 5, 2), (6, 2**62, 1), (6, 5, 0), (3, -2**62, 3), (5, 7, -1)]:
+        got, want = _outcome(jm.owning, args), _outcome(pm.owning, args)
+        assert repr(got) == repr(want) and type(got) is type(want), args
+    names = [n for n, _ in _pieces(jm.owning)]
+    assert "pyop" in names and any(n.startswith("call_self") for n in names), names
+    jm.owning(8, 5, 1)
+    gc.collect()
+    before = sys.getallocatedblocks()
+    for _ in range(100):
+        jm.owning(8, 5, 1)
+    gc.collect()
+    assert sys.getallocatedblocks() - before < 300     # 900 arrays made, none kept
+
+
 DEEP = '''
 def deep(n, x):
     if n == 0:

@@ -537,7 +537,8 @@ def test_fused_multiply_add_and_mixed_int_float_ops_match_python():
     a, b = np.arange(10.0), np.linspace(0.5, 3.0, 10)
     jd = tierjit.jit(dot, tier="baseline")
     assert jd(a, b) == dot(a, b) and type(jd(a, b)) is type(dot(a, b))
-    assert "addmul_ffn" in _pieces_of(dot, (a, b))      # into a float | np.float64 sum
+    # into a float | np.float64 sum, the elements read by the stencil itself
+    assert "addmul_ffn_e1e1" in _pieces_of(dot, (a, b))
 
 
 def test_numpy_multiply_add_checks_its_sum_and_warns_as_numpy():
@@ -567,6 +568,199 @@ def test_numpy_multiply_add_checks_its_sum_and_warns_as_numpy():
                 r = f(*args)
             seen.append((repr(r), [(x.category, str(x.message)) for x in w]))
         assert seen[0] == seen[1], args
+
+
+def test_float_pairs_are_one_stencil_and_match_python_and_numpy():
+    """Two float + - * where the first's result is used only by the second, right after
+    it, are one stencil ({first}_{r?}{second}_ff{p,n}, templates.PAIR_OPS; mul then add
+    stays muladd/addmul): Python's flavour has no guard, NumPy's checks only the result (a
+    non-finite intermediate makes it non-finite) and resumes before the first operation, so
+    tier 0 warns as NumPy does."""
+    import itertools
+    import warnings
+
+    import numpy as np
+
+    import tierjit
+
+    def pairs(x, y, z):
+        return ((x + y) + z,
+                z + (x + y),
+                (x + y) - z,
+                z - (x + y),
+                (x + y) * z,
+                z * (x + y),
+                (x - y) + z,
+                z + (x - y),
+                (x - y) - z,
+                z - (x - y),
+                (x - y) * z,
+                z * (x - y),
+                (x * y) - z,
+                z - (x * y),
+                (x * y) * z,
+                z * (x * y))
+
+    names = {f"{first}_{rev}{second}"
+             for first, second in itertools.product(("add", "sub", "mul"), repeat=2)
+             for rev in ("", "r") if (first, second) != ("mul", "add")}
+    jf = tierjit.jit(pairs, tier="baseline")
+    vals = [0.0, -0.0, 1.5, -2.5, 1e308, -1e308, float("inf"), float("-inf"), float("nan"),
+            5e-324, 3.0]
+    with tierjit.config.override(max_deopts=10**9):     # every case in baseline code
+        for x, y, z in itertools.product(vals[:6], vals[3:9], vals[::2]):
+            for conv in (float, np.float64):
+                args = (conv(x), conv(y), conv(z))
+                seen = []
+                for f in (pairs, jf):
+                    with warnings.catch_warnings(record=True) as w:
+                        warnings.simplefilter("always")
+                        r = _outcome(f, args)
+                    seen.append((repr(r), sorted({(x.category, str(x.message)) for x in w})))
+                assert seen[0] == seen[1], args
+        assert tierjit.runtime.dispatch.dispatcher_of(jf).latest().tier == "baseline"
+    for flavour, conv in (("ffp", float), ("ffn", np.float64)):
+        got = _pieces_of(pairs, (conv(1.5), conv(2.0), conv(3.0)))
+        assert {f"{n}_{flavour}" for n in names} <= got, sorted(got)
+        assert {f"muladd_{flavour}", f"addmul_{flavour}"} & got == set()
+
+
+def test_element_operands_are_read_by_the_float_operation_and_match_numpy():
+    """A float64 element of a C-contiguous array proven in bounds, used only by the float
+    + - * / (or multiply-add) right after it, is read by that operation's stencil
+    ({op}_ffn_{x source}{y source}: s a slot, e1/e2 an element of a 1-D/2-D array). Results,
+    NumPy's warnings (a non-finite result or a zero divisor deoptimises, before the reads)
+    and the elements a guard left unread are as CPython's; a read used twice, or by an
+    operation after another instruction, stays a getitem of its own."""
+    import warnings
+
+    import numpy as np
+
+    import tierjit
+
+    def ops1(a, b, x):
+        r = np.zeros(4 * len(a))
+        for i in range(len(a)):
+            r[4 * i] = a[i] + b[i]
+            r[4 * i + 1] = x - a[i]
+            r[4 * i + 2] = a[i] * x
+            r[4 * i + 3] = b[i] / a[i]
+        return r
+
+    def ops2(m, v, x):
+        r = np.zeros(4 * m.shape[0] * m.shape[1])
+        k = 0
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                r[k] = m[i, j] - v[j]
+                r[k + 1] = x / m[i, j]
+                r[k + 2] = m[i, j] * m[j, i]
+                r[k + 3] = v[i] + m[i, j] * x
+                k += 4
+        return r
+
+    def dots(m, n, v):
+        s = 0.0
+        t = 0.0
+        for i in range(m.shape[0]):
+            for k in range(m.shape[1]):
+                s += m[i, k] * n[k, i]
+                t = v[k] * m[i, k] + t
+        return s, t
+
+    def twice(a):
+        s = 0.0
+        for i in range(len(a)):
+            x = a[i]
+            s += x * x
+        return s
+
+    special = [0.0, -0.0, 1.5, -2.5, 1e308, -1e308, np.inf, -np.inf, np.nan, 5e-324, 3.0]
+    rng = np.random.default_rng(3)
+    cases = []
+    for _ in range(40):
+        a = rng.choice(special, 4)
+        b = rng.choice(special, 4)
+        x = float(rng.choice(special))
+        cases.append((ops1, (a, b, x)))
+        m = rng.choice(special, (3, 3))
+        cases.append((ops2, (m, b[:3], x)))
+        cases.append((dots, (m, np.ascontiguousarray(m.T), rng.choice(special, 3))))
+    cases += [(dots, (np.arange(6.0).reshape(2, 3), np.ones((3, 2)), np.arange(3.0))),
+              (twice, (np.array([1.0, 1e200, 2.0]),)), (twice, (np.arange(5.0),))]
+    jitted = {}
+    for py, args in cases:
+        jf = jitted.setdefault(py, tierjit.jit(py, tier="baseline"))
+        seen = []
+        for f in (py, jf):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                r = _outcome(f, args)
+            seen.append((repr(r), [(x.category, str(x.message)) for x in w]))
+        assert seen[0] == seen[1], (py.__name__, args)
+    a, m = np.arange(1.0, 5.0), np.arange(1.0, 17.0).reshape(4, 4)
+    assert {"add_ffn_e1e1", "sub_ffn_se1", "mul_ffn_e1s", "truediv_ffn_e1e1"} \
+        <= _pieces_of(ops1, (a, a, 2.0))
+    assert {"sub_ffn_e2e1", "truediv_ffn_se2", "mul_ffn_e2e2", "addmul_ffn_e2s"} \
+        <= _pieces_of(ops2, (m, a, 2.0))
+    assert {"addmul_ffn_e2e2", "muladd_ffn_e1e2"} <= _pieces_of(dots, (m, m.T.copy(), a))
+    pieces = _pieces_of(twice, (a,))
+    assert "getitem1_f64_u_C" in pieces and not any("_ffn_" in p for p in pieces)
+    for py in jitted.values():
+        assert tierjit.runtime.dispatch.dispatcher_of(py).latest().tier == "baseline"
+
+
+def test_join_parameters_live_in_the_loop_header_parameters_slots():
+    """A join's parameter passed on only to the loop header's parameter (`if ...: k += 1`)
+    shares the header parameter's slots when the two are never live at once: neither edge
+    moves it. Where the header's value is still live after the join, or passed to another
+    join parameter, they keep their own slots. Results (and deopts mid-loop: an int past 64
+    bits) match CPython."""
+    import tierjit
+
+    def count(n, k, x):
+        for i in range(n):
+            if i % 3 == 0:
+                k += 1
+            x = x * 0.5 + i if i % 2 else x - 1.0
+        return k, x
+
+    def still_live(n, a):
+        b = 0
+        for i in range(n):
+            if i % 3 == 0:
+                c = a + 1
+            else:
+                c = a
+            b += a                      # a is live after the join: c needs its own slots
+            a = c
+        return a, b
+
+    def passed_on(n, a):
+        d = 0
+        for i in range(n):
+            if i % 2:
+                c, e = a + 1, a
+            else:
+                c, e = a, a + 2
+            d += e
+            a = c
+        return a, d
+
+    big = 2**63 - 3
+    for f in (count, still_live, passed_on):
+        jf = tierjit.jit(f, tier="baseline")
+        for args in [(0, 5), (1, 5), (7, -3), (20, 0), (10, big), (10, -big - 2)]:
+            if f is count:
+                args = (*args, 2.5)
+            assert repr(_outcome(jf, args)) == repr(_outcome(f, args)), (f.__name__, args)
+    jc = tierjit.jit(count, tier="baseline")
+    assert jc(9, 0, 1.0) == count(9, 0, 1.0)
+    native = tierjit.runtime.dispatch.dispatcher_of(jc).latest().native
+    # k + 1 and x's two values are computed into the header's own slots, and nothing moves
+    # them back on the back edge: the only moves are the entry's and the return's
+    assert sum(n == "add_ii" and h["A"] == h["C"] for n, h in native.pieces) == 2
+    assert not any(n == "mov" and h["A"] > h["C"] for n, h in native.pieces), native.pieces
 
 
 def test_loop_branches_fall_through_into_the_side_laid_out_next():
@@ -645,7 +839,8 @@ def test_hoisted_bounds_check_is_checked_once_before_the_loop():
     for n in (0, 2, 3, 4, 5):
         assert repr(_outcome(ju, (a, b, n))) == repr(_outcome(until_negative, (a, b, n)))
     assert "setitem1_f64_u_C" in _pieces_of(fill, (np.zeros(9), 4, 0))
-    assert {"guard_inbounds", "getitem2_f64_u_C"} <= _pieces_of(until_negative, (a, b, 2))
+    # a[i] and b[j, i] read by the multiply-add itself (test_element_operands_...)
+    assert {"guard_inbounds", "addmul_ffn_e1e2"} <= _pieces_of(until_negative, (a, b, 2))
 
 
 def test_contiguous_arrays_scale_the_last_index_by_the_item_size():
@@ -707,7 +902,7 @@ def test_contiguous_arrays_scale_the_last_index_by_the_item_size():
     for f, jf in ((walk, jw), (walk1, jw1), (store, js)):
         assert tierjit.runtime.dispatch.dispatcher_of(jf).latest().tier == "baseline", f
     a = np.arange(12.0).reshape(3, 4)
-    assert {"getitem2_f64_u_C", "setitem2_f64_u_C"} <= _pieces_of(walk, (a, np.zeros((3, 4))))
+    assert {"add_ffn_se2", "setitem2_f64_u_C"} <= _pieces_of(walk, (a, np.zeros((3, 4))))
     strided = _pieces_of(walk, (a.T, np.zeros((4, 3), order="F")))
     assert {"getitem2_f64_u", "setitem2_f64_u"} <= strided
     assert not any(n.endswith("_C") for n in strided)

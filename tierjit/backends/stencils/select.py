@@ -31,6 +31,7 @@ OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40
 # the ops the loops below test for, bound once: on Python 3.11 `Op.X` is a Python-level
 # lookup (EnumType defines __getattr__), and they test several per instruction
 _ADD, _MUL, _CONST, _TRUTH, _CALL_JIT = Op.ADD, Op.MUL, Op.CONST, Op.TRUTH, Op.CALL_JIT
+_GETITEM, _SUB = Op.GETITEM, Op.SUB
 _RANGE_ITEM = Op.RANGE_ITEM
 _BRANCH, _JUMP, _RETURN, _RAISE = Op.BRANCH, Op.JUMP, Op.RETURN, Op.RAISE
 
@@ -148,11 +149,15 @@ class Selection(OpSelection):
                 alias[r] = k
             else:
                 rest.append(r)
+        if edge_args:
+            self.coalesce_params(share, set(alias.values()) | {k for _r, k in counted})
         for v in rest:
             if v not in share:
                 offset[v] = at
                 at += 8 * width(v.type)
         for v, p in share.items():                  # an edge argument in its parameter's slots
+            while p in share:                       # a join's parameter in a header's
+                p = share[p]
             offset[v] = offset[p]
         for v, r in into_result.items():
             offset[v] = offset[r]
@@ -261,18 +266,7 @@ class Selection(OpSelection):
                 preds = predecessors(self.fn)
             # the straight line of blocks ending in b: the only way from a definition in it
             # to this edge, so no other value of the parameter's slot can come in between
-            chain = [b]
-            q = b
-            while len(chain) < 8:
-                ps = preds.get(q, ())
-                if len(ps) != 1:
-                    break
-                pq = ps[0]
-                if pq is t or pq in chain or pq.terminator.op is not _JUMP \
-                        or pq.terminator.targets[0].args:
-                    break
-                chain.append(pq)
-                q = pq
+            chain = _chain(b, t, preds)
             if t in chain:
                 continue
             for a, p in zip(e.args, t.params):
@@ -292,6 +286,48 @@ class Selection(OpSelection):
                     continue                        # the parameter is still needed
                 share[a] = p
         return share
+
+    def coalesce_params(self, share: dict[Value, Value], aliased: set[Value]) -> None:
+        """A join's parameter q passed on only to a parameter p of another block (mc_pi's
+        `if ...: inside += 1`: the join's `inside` goes to the loop header's) lives in p's
+        slots when the two are never live at once, so that neither the edges into the join
+        nor the edge to p's block move it. The slots are written by the edges into either
+        block and by the values computed into either parameter (coalesce()), so: p must be
+        dead at the join's entry (q is not live beyond its one use, the edge), no edge into
+        the join may pass p to another parameter (its moves would read p's slots after
+        writing them), no value computed into q may be defined while p is live nor one
+        computed into p while q is. Neither may be named by another value (an alias: a
+        `truth`, a range(n) item, a counter), and p's slots hold no other parameter."""
+        uses, fs = self.uses, self.fs
+        preds = None
+        params = {p: blk for blk in self.fn.blocks for p in blk.params}
+        for b in self.fn.blocks:
+            term = b.instrs[-1]
+            if len(term.targets) != 1 or not term.targets[0].args:
+                continue
+            e = term.targets[0]
+            for a, p in zip(e.args, e.block.params):
+                j = params.get(a)
+                if j is None or uses.get(a) != 1 or a.type != p.type or p in share \
+                        or p in self.offset or a in self.offset or p in aliased \
+                        or a in aliased or fs.live_before(j, 0, p):
+                    continue
+                if preds is None:
+                    preds = predecessors(self.fn)
+                if any(x is p and q is not a for pb in preds.get(j, ())
+                       for t in pb.instrs[-1].targets if t.block is j
+                       for x, q in zip(t.args, j.params)):
+                    continue
+                if any(v in params and q in (a, p)
+                       or q is a and fs.live_before(*self._after(v), p)
+                       or q is p and fs.live_before(*self._after(v), a)
+                       for v, q in share.items()):
+                    continue
+                share[a] = p
+
+    def _after(self, v: Value) -> tuple[Block, int]:
+        blk, i = self.defined_at(v)
+        return blk, i + 1
 
     # -- pieces ----------------------------------------------------------------------------
     def add(self, name: str, **holes) -> dict:
@@ -336,26 +372,37 @@ class Selection(OpSelection):
             self.block_label[b] = len(pieces)
             nxt = order[pos + 1] if pos + 1 < len(order) else None
             instrs = b.instrs
-            skip = -1
+            skip: set[int] = set()
             for i, ins in enumerate(instrs):
-                if i == skip:
-                    continue                        # fused into the instruction before it
+                if i in skip:
+                    continue                        # fused into an instruction before it
                 op = ins.op
                 if op is _CONST:
                     continue                        # in the constant table: no code
                 args = ins.args
                 if op is _MUL and uses.get(ins.result) == 1:
-                    j = i + 1                       # constants in between emit nothing
-                    while instrs[j].op is _CONST:
-                        j += 1
+                    j = _after_consts(instrs, i)
                     if self.mul_add(b, i, ins, instrs[j]):
-                        skip = j
+                        skip.add(j)
+                        continue
+                if op is _GETITEM and uses.get(ins.result) == 1:
+                    fused = self.element_operands(b, i, instrs)
+                    if fused:
+                        skip.update(fused)
                         continue
                 if len(args) == 2 and ins.result is not None:
                     # the common case first: a binary op with a stencil for its types alone
                     x, y = args
                     r = ins.result
                     rule = simple.get((op._value_, id(x.type), id(y.type), id(r.type)))
+                    # a float + or - may be the first of a fused pair (mul_add); rule[3] says
+                    # so without the kind of its type, as does kind() the first time
+                    if (rule[3] if rule is not None else (op is _ADD or op is _SUB)
+                            and kind(r.type) in _DOUBLE_KINDS) and uses.get(r) == 1:
+                        j = _after_consts(instrs, i)
+                        if self.mul_add(b, i, ins, instrs[j]):
+                            skip.add(j)
+                            continue
                     if rule is not None:
                         h = {"A": o[x], "B": o[y], "C": o[r]}
                         if rule[2] and _cannot_overflow(op, x.range, y.range):
@@ -396,24 +443,36 @@ class Selection(OpSelection):
     def mul_add(self, b: Block, i: int, mul: Instr, add: Instr) -> bool:
         """`a * b + c` (or `c + a * b`) as one stencil when the product (used once: select()
         checks) is used only by the addition right after it (constants aside), both on ints
-        or both on floats of one flavour, with no conversion and no union result."""
+        or both on floats of one flavour, with no conversion and no union result; and so
+        any other pair of float + - * (templates.PAIR_OPS: `zr * zr - zi * zi + cr`,
+        `v - dx * mj`)."""
         r = mul.result
-        if add.op is not _ADD:
+        op2 = add.op
+        # (identity tests: hashing an Op is a Python-level call, see _ADD)
+        second = "add" if op2 is _ADD else "sub" if op2 is _SUB else "mul" if op2 is _MUL \
+            else None
+        if second is None:
             return False
         p, q = add.args
+        op1 = mul.op
+        first = "mul" if op1 is _MUL else "add" if op1 is _ADD else "sub"
         if p is r and q is not r:
-            fused, other = "muladd", q
+            rev, other = "", q
         elif q is r and p is not r:
-            fused, other = "addmul", p
+            rev, other = "r", p
         else:
             return False
+        if first == "mul" and second == "add":
+            fused = "addmul" if rev else "muladd"
+        else:
+            fused = f"{first}_{rev}{second}"
         x, y = mul.args
         s = add.result
         key = (fused, id(x.type), id(y.type), id(r.type), id(other.type), id(s.type))
         name = _MUL_ADD.get(key, "")
         if name == "":
-            name = _MUL_ADD[key] = self.mul_add_stencil(
-                fused, (kind(x.type), kind(y.type), kind(r.type), kind(other.type), kind(s.type)))
+            kinds = (kind(x.type), kind(y.type), kind(r.type), kind(other.type), kind(s.type))
+            name = _MUL_ADD[key] = self.mul_add_stencil(fused, first, second, kinds)
             _MUL_ADD_TYPES.extend((x.type, y.type, r.type, other.type, s.type))
         if name is None:
             return False
@@ -422,16 +481,99 @@ class Selection(OpSelection):
         self.deopt(h, b, i)
         return True
 
-    def mul_add_stencil(self, fused: str, kinds: tuple[str, ...]) -> str | None:
-        """The muladd/addmul stencil for the kinds of x, y, x * y, c and the sum, or None."""
-        m = self.arith("mul", kinds[0], kinds[1], kinds[2])
-        a = self.arith("add", kinds[2], kinds[3], kinds[4])
+    def mul_add_stencil(self, fused: str, first: str, second: str,
+                        kinds: tuple[str, ...]) -> str | None:
+        """The stencil of a fused pair for the kinds of x, y, x op y, c and the result, or
+        None."""
+        m = self.arith(first, kinds[0], kinds[1], kinds[2])
+        a = self.arith(second, kinds[2], kinds[3], kinds[4])
         # operands may be float | np.float64 (the stencil reads their double: a loop's
         # `s += a[i] * b[i]`), results not (they would need a tag)
-        if m is None or a != "add" + m[3:] or "union" in (kinds[2], kinds[4]) \
-                or m[-1] in "pn" and not _DOUBLE_OPERANDS.issuperset(kinds):
+        if m is None or a is None:
             return None
-        return f"{fused}_{m[4:]}"
+        flavour = m[m.index("_"):]                  # _ii, _ffp or _ffn
+        if a[a.index("_"):] != flavour or "union" in (kinds[2], kinds[4]) \
+                or m[-1] in "pn" and not _DOUBLE_OPERANDS.issuperset(kinds) \
+                or flavour == "_ii" and fused not in ("muladd", "addmul"):
+            return None                             # int pairs: only the multiply-adds
+        return fused + flavour
+
+    def element_operands(self, b: Block, i: int, instrs: list[Instr]) -> tuple[int, ...]:
+        """A float64 element read by a float + - * / (or a fused multiply-add) right after
+        it (constants and one more such read aside), read inside that operation's stencil
+        (templates.OPERAND_SOURCES) instead of stored to a slot: `pos[3 * i] - pos[3 * j]`,
+        `s += a[i, k] * b[k, j]`. Only reads without checks (proven in bounds) of C-contiguous
+        arrays, each used by that operation alone. The stencil's guards resume before the
+        first read, which, like the second, has no effect. Returns the indices of the
+        instructions fused into the one at i (none: nothing fused)."""
+        uses = self.uses
+        first = self.element_source(instrs[i])
+        if first is None:
+            return ()
+        sources = {instrs[i].result: first}
+        at = {instrs[i].result: i}
+        j = _after_consts(instrs, i)
+        c = instrs[j]
+        if c.op is _GETITEM and uses.get(c.result) == 1:
+            second = self.element_source(c)
+            if second is not None:
+                sources[c.result], at[c.result] = second, j
+                j = _after_consts(instrs, j)
+                c = instrs[j]
+        if c.result is None or len(c.args) != 2:
+            return ()
+        x, y = c.args
+        if x is y or (x not in sources and y not in sources):
+            return ()
+        r, o = c.result, self.offset
+        name = None
+        if c.op is _MUL and uses.get(r) == 1:
+            k = _after_consts(instrs, j)
+            add = instrs[k]
+            fused = ""
+            if add.op is _ADD and add.args[0] is r and add.args[1] is not r:
+                fused, other = "muladd", add.args[1]
+            elif add.op is _ADD and add.args[1] is r and add.args[0] is not r:
+                fused, other = "addmul", add.args[0]
+            if fused and other not in sources and self.mul_add_stencil(fused, "mul", "add", (
+                    kind(x.type), kind(y.type), kind(r.type), kind(other.type),
+                    kind(add.result.type))) == f"{fused}_ffn":
+                name, holes, skip = fused, {"D": o[other], "C": o[add.result]}, (j, k)
+        if name is None:
+            base = _ELEMENT_OPS.get(c.op)
+            if base is None or kind(r.type) == "union" or not (
+                    kind(x.type) in _DOUBLE_OPERANDS and kind(y.type) in _DOUBLE_OPERANDS
+                    and self.arith(base, kind(x.type), kind(y.type), kind(r.type))
+                    == f"{base}_ffn"):
+                return ()
+            name, holes, skip = base, {"C": o[r]}, (j,)
+        if len(sources) > sum(v in sources for v in (x, y)):
+            return ()                       # a read the operation does not use: not moved
+        sx, sy = "s", "s"
+        if x in sources:
+            sx, (arr, *idx) = sources[x]
+            holes.update(zip(("A", "TA", "TB"), (arr, *idx)))
+        else:
+            holes["A"] = o[x]
+        if y in sources:
+            sy, (arr, *idx) = sources[y]
+            holes.update(zip(("B", "TC", "E"), (arr, *idx)))
+        else:
+            holes["B"] = o[y]
+        h = self.add(f"{name}_ffn_{sx}{sy}", **holes)
+        self.deopt(h, b, i)
+        return tuple(v for v in at.values() if v != i) + skip
+
+    def element_source(self, ins: Instr) -> tuple[str, tuple[int, ...]] | None:
+        """(source, (array slot, index slots)) of a getitem an operation can read itself:
+        a float64 element of a 1-D or 2-D C-contiguous array, every index in bounds."""
+        e = self.element(ins)
+        if e is None:
+            return None
+        t, elem, mode, holes = e
+        if elem != "f64" or mode != "_u_C" or t.ndim > 2:
+            return None
+        return f"e{t.ndim}", tuple(holes[h] for h in ("A", "B", "D")[:t.ndim + 1])
 
     def finish(self) -> None:
         """Resolve the jumps to blocks (a block's first piece is known once it is laid out)."""
@@ -564,6 +706,34 @@ class Selection(OpSelection):
         raise Unsupported(f"a {t} where {rt} is expected")
 
 
+def _after_consts(instrs: list[Instr], i: int) -> int:
+    """The index of the first instruction after i that is not a constant (constants emit
+    no code). A block ends with a terminator, so there is one."""
+    j = i + 1
+    while instrs[j].op is _CONST:
+        j += 1
+    return j
+
+
+def _chain(b: Block, t: Block, preds: dict) -> list[Block]:
+    """b and the straight line of blocks before it (each the only predecessor of the next,
+    ending in a jump without arguments; at most 8, none of them t): the only way from a
+    definition in one of them to b's edge to t."""
+    chain = [b]
+    q = b
+    while len(chain) < 8:
+        ps = preds.get(q, ())
+        if len(ps) != 1:
+            break
+        pq = ps[0]
+        if pq is t or pq in chain or pq.terminator.op is not _JUMP \
+                or pq.terminator.targets[0].args:
+            break
+        chain.append(pq)
+        q = pq
+    return chain
+
+
 def _layout(fn: Function) -> list[Block]:
     """Blocks in a reverse postorder that puts each block's first successor (a branch's true
     side: a loop's body, an if's then-part) right after it, so that it falls through."""
@@ -614,6 +784,8 @@ _DOUBLE, _I64 = struct.Struct("<d"), struct.Struct("<q")
 _FLOAT_KINDS = frozenset({"float", "npf64", "npf32"})
 _DOUBLE_KINDS = frozenset({"float", "npf64"})        # what a float union's double holds
 _DOUBLE_OPERANDS = _FLOAT_KINDS | {"union"}
+# the float ops an operand read from an array element can be fused into (templates.ELEMENT_OPS)
+_ELEMENT_OPS = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.TRUEDIV: "truediv"}
 _INT_KINDS = frozenset({"int", "bool", "npint"})
 
 

@@ -276,6 +276,32 @@ def _mul_add(flavour: str, ty: str, mul, add) -> None:
         _stencil(f"{name}_{flavour}", b)
 
 
+# the float operations fused in pairs (the first's result used only by the second, right
+# after it): `{first}_{second}_ff{flavour}` computes (A first B) second D,
+# `{first}_r{second}_ff{flavour}` D second (A first B); mul then add is muladd/addmul
+PAIR_OPS = ("add", "sub", "mul")
+
+
+def _float_pairs(flavour: str, simple: dict) -> None:
+    """A pair of float + - * as one stencil, the intermediate never stored. In NumPy's
+    flavour only the result is checked: a non-finite operand of + - * makes a non-finite
+    result (inf - inf and inf * 0 are NaN), and every guard resumes before the first
+    operation, which has had no effect, so the one check deoptimises exactly when the two
+    would. Python's flavour has no guard."""
+    ll = {"add": "fadd", "sub": "fsub", "mul": "fmul"}
+    for first, second in itertools.product(PAIR_OPS, repeat=2):
+        for rev in ("", "r"):
+            if first == "mul" and second == "add":
+                continue
+            b = _Body()
+            x, y, z = b.load("double", "A"), b.load("double", "B"), b.load("double", "D")
+            t = b(f"{ll[first]} double {x}, {y}")
+            r_ty, r = simple[second](b, *((z, t) if rev else (t, z)))
+            b.store(r_ty, r, "C")
+            b.jump("NEXT")
+            _stencil(f"{first}_{rev}{second}_ff{flavour}", b)
+
+
 def _int_stencils() -> None:
     for op in ("add", "sub", "mul"):
         _binary(f"{op}_ii", "i64", "i64", _ovf({"add": "sadd", "sub": "ssub", "mul": "smul"}[op]))
@@ -383,6 +409,7 @@ def _float_stencils() -> None:
         # multiplication, so the one guard deoptimises exactly when the two would
         _mul_add(flavour=f"ff{flavour}", ty="double", add=simple["add"],
                  mul=lambda b, x, y: ("double", b(f"fmul double {x}, {y}")))
+        _float_pairs(flavour, simple)
         _binary(f"floordiv_ff{flavour}", "double", "double",
                 lambda b, x, y, s=strict: s(b, _float_divmod(b, x, y)[0]))
         _binary(f"mod_ff{flavour}", "double", "double",
@@ -681,15 +708,24 @@ def _call_self(nargs: int | None, nconsts: int | None) -> None:
     b.do("br label %call")
     b.label("call")
     b.do(f"%st.body = call i32 @JT(ptr {g})")
-    now = b(f"load i64, ptr {active}, align 8")
-    b.do(f"store i64 {b(f'sub i64 {now}, {weight}')}, ptr {active}, align 8")
-    owner = b(f"load ptr, ptr {own}, align 8")
+    # Values kept across the call live in callee-saved registers, each pushed and popped on
+    # every call: so the counter's address is loaded again (an immediate), the callee's
+    # frame is found again as the stack pointer (where the alloca left it), and the status
+    # is kept in that frame's deopt slot while its owner list is released.
+    active2 = b("inttoptr i64 " + b.const("K3") + " to ptr")
+    now = b(f"load i64, ptr {active2}, align 8")
+    b.do(f"store i64 {b(f'sub i64 {now}, {weight}')}, ptr {active2}, align 8")
+    g2 = b("call ptr @llvm.stacksave.p0()")
+    owner = b(f"load ptr, ptr {b(f'getelementptr i8, ptr {g2}, i64 16')}, align 8")
     b.do(f"br i1 {b(f'icmp ne ptr {owner}, null')}, label %release, label %status")
     b.label("release")
+    b.do(f"store i32 %st.body, ptr {b(f'getelementptr i8, ptr {g2}, i64 32')}, align 8")
     b.do(f"call void @Py_DecRef(ptr {owner})")
+    kept = b("getelementptr i8, ptr " + b("call ptr @llvm.stacksave.p0()") + ", i64 32")
+    b.do(f"%st.kept = load i32, ptr {kept}, align 8")
     b.do("br label %status")
     b.label("status")
-    b.do("%st = phi i32 [%st.deep, %deep], [%st.body, %call], [%st.body, %release]")
+    b.do("%st = phi i32 [%st.deep, %deep], [%st.body, %call], [%st.kept, %release]")
     b.do("br i1 " + b("icmp eq i32 %st, 0") + ", label %ok, label %other")
     b.label("other")
     b.do("br i1 " + b("icmp eq i32 %st, 1") + ", label %err, label %deopted")
@@ -760,7 +796,56 @@ def _element(b: _Body, ndim: int, mode: str = "", layout: str = "", size: int = 
     return b(f"getelementptr i8, ptr {b.load('ptr', 'A', 8)}, i64 {offset}")
 
 
+# A float operation may read an operand straight from a float64 array (1-D or 2-D,
+# C-contiguous, every index proven in bounds: what getitemN_f64_u_C reads) instead of from a
+# slot the getitem stored it in: `pos[3 * i] - pos[3 * j]`, matmul's `s += a[i, k] * b[k, j]`.
+# An operand's source: "s" its slot (A for x, B for y); "e1" element [TA] of the array at A
+# (x) or [TC] of the array at B (y); "e2" element [TA, TB] at A (x) or [TC, E] at B (y).
+# The addend of muladd/addmul is slot D, the result slot C.
+OPERAND_SOURCES = ("s", "e1", "e2")
+ELEMENT_OPS = ("add", "sub", "mul", "truediv", "muladd", "addmul")
+
+
+def _operand(b: _Body, source: str, holes: tuple[str, ...]) -> str:
+    """An operand's double, from its slot or its array element (see OPERAND_SOURCES)."""
+    if source == "s":
+        return b.load("double", holes[0])
+    arr, idx = holes[0], holes[1:1 + int(source[1])]
+    offset = b(f"shl i64 {b.load('i64', idx[-1])}, 3")
+    if source == "e2":
+        row = b(f"mul i64 {b.load('i64', idx[0])}, {b.load('i64', arr, 40)}")
+        offset = b(f"add i64 {row}, {offset}")
+    addr = b(f"getelementptr i8, ptr {b.load('ptr', arr, 8)}, i64 {offset}")
+    return b(f"load double, ptr {addr}, align 1")
+
+
+def _element_operand_stencils() -> None:
+    """NumPy's flavour of + - * / and the fused multiply-adds with one or both operands read
+    from array elements: `{op}_ffn_{x source}{y source}`, e.g. addmul_ffn_e2e2."""
+    for op in ELEMENT_OPS:
+        for sx, sy in itertools.product(OPERAND_SOURCES, repeat=2):
+            if sx == sy == "s":
+                continue
+            b = _Body()
+            x = _operand(b, sx, ("A", "TA", "TB"))
+            y = _operand(b, sy, ("B", "TC", "E"))
+            if op in ("muladd", "addmul"):
+                t, z = b(f"fmul double {x}, {y}"), b.load("double", "D")
+                r = b(f"fadd double {t}, {z}" if op == "muladd" else f"fadd double {z}, {t}")
+            elif op == "truediv":
+                b.guard(b(f"fcmp oeq double {y}, 0.0"))
+                r = b(f"fdiv double {x}, {y}")
+            else:
+                r = b(f"{dict(add='fadd', sub='fsub', mul='fmul')[op]} double {x}, {y}")
+            # NumPy's flavour: a non-finite result deoptimises (see _float_stencils)
+            b.guard(b(f"xor i1 {b.finite(r)}, true"))
+            b.store("double", r, "C")
+            b.jump("NEXT")
+            _stencil(f"{op}_ffn_{sx}{sy}", b)
+
+
 def _array_stencils() -> None:
+    _element_operand_stencils()
     for ndim, mode, layout in itertools.product((1, 2, 3), INDEX_MODES, LAYOUTS):
         for name, (mem, widen) in ELEMS.items():
             size = _ITEM_SIZE[mem]
@@ -878,6 +963,7 @@ def module_text(triple: str, data_layout: str) -> str:
     for f in ("fabs", "floor", "ceil", "trunc", "sqrt"):
         parts.append(f"declare double @llvm.{f}.f64(double)")
     parts.append("declare double @llvm.copysign.f64(double, double)")
+    parts.append("declare ptr @llvm.stacksave.p0()")
     parts += list(_STENCILS.values())
     parts.append('attributes #0 = { nounwind "no-jump-tables"="true" "frame-pointer"="none" }')
     parts.append("attributes #1 = { nobuiltin }")
