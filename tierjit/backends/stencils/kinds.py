@@ -18,6 +18,8 @@ _CMP_V = {op.value: name for op, name in _CMP.items()}
 _INTK = frozenset({"int", "bool"})
 _FLOATK = frozenset({"float", "npf64", "union"})
 _NUMK = _INTK | _FLOATK
+_FLOAT_KINDS = frozenset({"float", "npf64", "npf32"})
+_DOUBLE_KINDS = frozenset({"float", "npf64"})        # what a float union's double holds
 _FLOAT_OPS = frozenset({"add", "sub", "mul", "truediv", "floordiv", "mod", "pow"})
 # results written by moves (several stencils): never computed into a parameter's slots
 _NO_SHARE = frozenset({Op.CONST, Op.MAKE_TUPLE, Op.TUPLE_GET, Op.GETATTR, Op.LEN, Op.POS,

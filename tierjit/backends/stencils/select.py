@@ -2,7 +2,8 @@
 
 Each instruction becomes one stencil (or a few moves), chosen by its op and the types of its
 operands; a compare feeding the branch right after it becomes one fused compare-and-branch
-stencil. Blocks are laid out in reverse postorder, so a loop body falls through from its
+stencil, and pairs of arithmetic operations or an array read and the operation using it one
+fused stencil (fuse.py). Blocks are laid out in reverse postorder, so a loop body falls through from its
 header. Every guard continues at the deopt stub of the instruction's own frame state (tier 0
 resumes *before* the instruction, which has had no effect yet), so no region analysis is
 needed. Operations without a stencil for their types run by calling the Python function they
@@ -20,9 +21,21 @@ from ...ir.ops import Op
 from ...ir.verifier import dominators, predecessors
 from ...passes.ranges import arith, within_i64
 from ...types.lattice import INT, Scalar, TupleT, Type
-from . import frame as fr, library
+from . import frame as fr
+from . import library
 from .emit import Label, Stub
-from .kinds import _CMP, _CMP_V, _NO_SHARE_V, _is_float, _is_int, kind, width
+from .fuse import FusedSelection, after_consts
+from .kinds import (
+    _CMP,
+    _CMP_V,
+    _DOUBLE_KINDS,
+    _FLOAT_KINDS,
+    _NO_SHARE_V,
+    _is_float,
+    _is_int,
+    kind,
+    width,
+)
 from .select_ops import SIMPLE, OpSelection
 from .states import States
 from .templates import INT_NOT
@@ -36,7 +49,7 @@ _RANGE_ITEM = Op.RANGE_ITEM
 _BRANCH, _JUMP, _RETURN, _RAISE = Op.BRANCH, Op.JUMP, Op.RETURN, Op.RAISE
 
 
-class Selection(OpSelection):
+class Selection(OpSelection, FusedSelection):
     """The pieces of one function, with what its deopt and Python-call hooks need."""
 
     def __init__(self, fn: Function, ret_type: Type | None, me: tuple | None = None):
@@ -381,7 +394,7 @@ class Selection(OpSelection):
                     continue                        # in the constant table: no code
                 args = ins.args
                 if op is _MUL and uses.get(ins.result) == 1:
-                    j = _after_consts(instrs, i)
+                    j = after_consts(instrs, i)
                     if self.mul_add(b, i, ins, instrs[j]):
                         skip.add(j)
                         continue
@@ -399,7 +412,7 @@ class Selection(OpSelection):
                     # so without the kind of its type, as does kind() the first time
                     if (rule[3] if rule is not None else (op is _ADD or op is _SUB)
                             and kind(r.type) in _DOUBLE_KINDS) and uses.get(r) == 1:
-                        j = _after_consts(instrs, i)
+                        j = after_consts(instrs, i)
                         if self.mul_add(b, i, ins, instrs[j]):
                             skip.add(j)
                             continue
@@ -439,141 +452,6 @@ class Selection(OpSelection):
         self.frame_bytes = (size + 8 * self.max_scratch + 15) & ~15
         for h in self.self_calls:
             h["E"] = self.frame_bytes
-
-    def mul_add(self, b: Block, i: int, mul: Instr, add: Instr) -> bool:
-        """`a * b + c` (or `c + a * b`) as one stencil when the product (used once: select()
-        checks) is used only by the addition right after it (constants aside), both on ints
-        or both on floats of one flavour, with no conversion and no union result; and so
-        any other pair of float + - * (templates.PAIR_OPS: `zr * zr - zi * zi + cr`,
-        `v - dx * mj`)."""
-        r = mul.result
-        op2 = add.op
-        # (identity tests: hashing an Op is a Python-level call, see _ADD)
-        second = "add" if op2 is _ADD else "sub" if op2 is _SUB else "mul" if op2 is _MUL \
-            else None
-        if second is None:
-            return False
-        p, q = add.args
-        op1 = mul.op
-        first = "mul" if op1 is _MUL else "add" if op1 is _ADD else "sub"
-        if p is r and q is not r:
-            rev, other = "", q
-        elif q is r and p is not r:
-            rev, other = "r", p
-        else:
-            return False
-        if first == "mul" and second == "add":
-            fused = "addmul" if rev else "muladd"
-        else:
-            fused = f"{first}_{rev}{second}"
-        x, y = mul.args
-        s = add.result
-        key = (fused, id(x.type), id(y.type), id(r.type), id(other.type), id(s.type))
-        name = _MUL_ADD.get(key, "")
-        if name == "":
-            kinds = (kind(x.type), kind(y.type), kind(r.type), kind(other.type), kind(s.type))
-            name = _MUL_ADD[key] = self.mul_add_stencil(fused, first, second, kinds)
-            _MUL_ADD_TYPES.extend((x.type, y.type, r.type, other.type, s.type))
-        if name is None:
-            return False
-        o = self.offset
-        h = self.add(name, A=o[x], B=o[y], D=o[other], C=o[s])
-        self.deopt(h, b, i)
-        return True
-
-    def mul_add_stencil(self, fused: str, first: str, second: str,
-                        kinds: tuple[str, ...]) -> str | None:
-        """The stencil of a fused pair for the kinds of x, y, x op y, c and the result, or
-        None."""
-        m = self.arith(first, kinds[0], kinds[1], kinds[2])
-        a = self.arith(second, kinds[2], kinds[3], kinds[4])
-        # operands may be float | np.float64 (the stencil reads their double: a loop's
-        # `s += a[i] * b[i]`), results not (they would need a tag)
-        if m is None or a is None:
-            return None
-        flavour = m[m.index("_"):]                  # _ii, _ffp or _ffn
-        if a[a.index("_"):] != flavour or "union" in (kinds[2], kinds[4]) \
-                or m[-1] in "pn" and not _DOUBLE_OPERANDS.issuperset(kinds) \
-                or flavour == "_ii" and fused not in ("muladd", "addmul"):
-            return None                             # int pairs: only the multiply-adds
-        return fused + flavour
-
-    def element_operands(self, b: Block, i: int, instrs: list[Instr]) -> tuple[int, ...]:
-        """A float64 element read by a float + - * / (or a fused multiply-add) right after
-        it (constants and one more such read aside), read inside that operation's stencil
-        (templates.OPERAND_SOURCES) instead of stored to a slot: `pos[3 * i] - pos[3 * j]`,
-        `s += a[i, k] * b[k, j]`. Only reads without checks (proven in bounds) of C-contiguous
-        arrays, each used by that operation alone. The stencil's guards resume before the
-        first read, which, like the second, has no effect. Returns the indices of the
-        instructions fused into the one at i (none: nothing fused)."""
-        uses = self.uses
-        first = self.element_source(instrs[i])
-        if first is None:
-            return ()
-        sources = {instrs[i].result: first}
-        at = {instrs[i].result: i}
-        j = _after_consts(instrs, i)
-        c = instrs[j]
-        if c.op is _GETITEM and uses.get(c.result) == 1:
-            second = self.element_source(c)
-            if second is not None:
-                sources[c.result], at[c.result] = second, j
-                j = _after_consts(instrs, j)
-                c = instrs[j]
-        if c.result is None or len(c.args) != 2:
-            return ()
-        x, y = c.args
-        if x is y or (x not in sources and y not in sources):
-            return ()
-        r, o = c.result, self.offset
-        name = None
-        if c.op is _MUL and uses.get(r) == 1:
-            k = _after_consts(instrs, j)
-            add = instrs[k]
-            fused = ""
-            if add.op is _ADD and add.args[0] is r and add.args[1] is not r:
-                fused, other = "muladd", add.args[1]
-            elif add.op is _ADD and add.args[1] is r and add.args[0] is not r:
-                fused, other = "addmul", add.args[0]
-            if fused and other not in sources and self.mul_add_stencil(fused, "mul", "add", (
-                    kind(x.type), kind(y.type), kind(r.type), kind(other.type),
-                    kind(add.result.type))) == f"{fused}_ffn":
-                name, holes, skip = fused, {"D": o[other], "C": o[add.result]}, (j, k)
-        if name is None:
-            base = _ELEMENT_OPS.get(c.op)
-            if base is None or kind(r.type) == "union" or not (
-                    kind(x.type) in _DOUBLE_OPERANDS and kind(y.type) in _DOUBLE_OPERANDS
-                    and self.arith(base, kind(x.type), kind(y.type), kind(r.type))
-                    == f"{base}_ffn"):
-                return ()
-            name, holes, skip = base, {"C": o[r]}, (j,)
-        if len(sources) > sum(v in sources for v in (x, y)):
-            return ()                       # a read the operation does not use: not moved
-        sx, sy = "s", "s"
-        if x in sources:
-            sx, (arr, *idx) = sources[x]
-            holes.update(zip(("A", "TA", "TB"), (arr, *idx)))
-        else:
-            holes["A"] = o[x]
-        if y in sources:
-            sy, (arr, *idx) = sources[y]
-            holes.update(zip(("B", "TC", "E"), (arr, *idx)))
-        else:
-            holes["B"] = o[y]
-        h = self.add(f"{name}_ffn_{sx}{sy}", **holes)
-        self.deopt(h, b, i)
-        return tuple(v for v in at.values() if v != i) + skip
-
-    def element_source(self, ins: Instr) -> tuple[str, tuple[int, ...]] | None:
-        """(source, (array slot, index slots)) of a getitem an operation can read itself:
-        a float64 element of a 1-D or 2-D C-contiguous array, every index in bounds."""
-        e = self.element(ins)
-        if e is None:
-            return None
-        t, elem, mode, holes = e
-        if elem != "f64" or mode != "_u_C" or t.ndim > 2:
-            return None
-        return f"e{t.ndim}", tuple(holes[h] for h in ("A", "B", "D")[:t.ndim + 1])
 
     def finish(self) -> None:
         """Resolve the jumps to blocks (a block's first piece is known once it is laid out)."""
@@ -706,15 +584,6 @@ class Selection(OpSelection):
         raise Unsupported(f"a {t} where {rt} is expected")
 
 
-def _after_consts(instrs: list[Instr], i: int) -> int:
-    """The index of the first instruction after i that is not a constant (constants emit
-    no code). A block ends with a terminator, so there is one."""
-    j = i + 1
-    while instrs[j].op is _CONST:
-        j += 1
-    return j
-
-
 def _chain(b: Block, t: Block, preds: dict) -> list[Block]:
     """b and the straight line of blocks before it (each the only predecessor of the next,
     ending in a jump without arguments; at most 8, none of them t): the only way from a
@@ -776,16 +645,7 @@ def _cannot_overflow(op: Op, a: tuple[int, int] | None, b: tuple[int, int] | Non
     return fits
 
 
-# (muladd or addmul, ids of the types of x, y, x * y, c, the sum) -> the fused stencil or
-# None: a function of the types alone, remembered like select_ops.SIMPLE
-_MUL_ADD: dict[tuple, str | None] = {}
-_MUL_ADD_TYPES: list = []       # the types _MUL_ADD's keys name by id, kept alive
 _DOUBLE, _I64 = struct.Struct("<d"), struct.Struct("<q")
-_FLOAT_KINDS = frozenset({"float", "npf64", "npf32"})
-_DOUBLE_KINDS = frozenset({"float", "npf64"})        # what a float union's double holds
-_DOUBLE_OPERANDS = _FLOAT_KINDS | {"union"}
-# the float ops an operand read from an array element can be fused into (templates.ELEMENT_OPS)
-_ELEMENT_OPS = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.TRUEDIV: "truediv"}
 _INT_KINDS = frozenset({"int", "bool", "npint"})
 
 

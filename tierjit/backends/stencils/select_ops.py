@@ -19,7 +19,7 @@ from .templates import LIBM_1, SELF_CALL_WORDS
 
 # (op value, id of each operand's type, id of the result's type) -> (stencil, guarded, the
 # stencil without its overflow guard or None, whether it is a float + or - that may begin a
-# fused pair: select.mul_add): the binary ops whose stencil and holes
+# fused pair: fuse.mul_add): the binary ops whose stencil and holes
 # (A, B -> C) follow from their types alone (and their operands' ranges), remembered the
 # first time instr() selects one, so that the next is selected without it
 SIMPLE: dict[tuple[str, int, int, int], tuple[str, bool, str | None, bool]] = {}
