@@ -10,9 +10,11 @@ from .nodes import Block, Function
 from .verifier import dominators, predecessors
 
 
-def natural_loops(fn: Function) -> dict[Block, set[Block]]:
-    dom = dominators(fn)
-    preds = predecessors(fn)
+def natural_loops(fn: Function, dom: dict[Block, set[Block]] | None = None,
+                  preds: dict[Block, list[Block]] | None = None) -> dict[Block, set[Block]]:
+    """(dom and preds: the function's dominators and predecessors, when already known.)"""
+    dom = dom if dom is not None else dominators(fn)
+    preds = preds if preds is not None else predecessors(fn)
     loops: dict[Block, set[Block]] = {}
     for src in fn.blocks:
         if src not in dom:

@@ -311,7 +311,7 @@ def _patch(st, size: int) -> Patch:
 # holes that are frame offsets (templates.SMALL_HOLES) or, in ret_copy, an out-area offset
 SLOT_HOLES = frozenset(SMALL_HOLES)
 # holes that are code of this function or the library, never C functions
-_LOCAL = frozenset({"NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL", "ENTER", "ENTRY",
+_LOCAL = frozenset({"NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL", "SIGNALS", "ENTER", "ENTRY",
                     "CORE", "@data"})
 _shared: dict[int, dict[str, int]] = {}
 
@@ -337,12 +337,13 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     region.seal()
     ext = {name: region.address + 16 * k for k, name in enumerate(cfuncs)}
     out = emit(lib, [("enter", {"K3": active_counter}), ("entry", {"E": fallback_offset, "K3": active_counter}),
-                     ("deopt", {})], b"",
+                     ("deopt", {}), ("signals", {})], b"",
                ext)
-    ext = dict(ext, ENTER=out.starts[0], ENTRY=out.starts[1], DEOPTALL=out.starts[2])
+    ext = dict(ext, ENTER=out.starts[0], ENTRY=out.starts[1], DEOPTALL=out.starts[2],
+               SIGNALS=out.starts[3])
     _shared[id(lib)] = ext
     note_perf(region.address, 16 * n, "tierjit:baseline:trampolines")
-    for k, name in enumerate(("enter", "entry", "deopt")):
+    for k, name in enumerate(("enter", "entry", "deopt", "signals")):
         note_perf(out.starts[k], out.starts[k + 1] - out.starts[k], f"tierjit:baseline:{name}")
     _keep.extend((region, out, lib))
     return ext

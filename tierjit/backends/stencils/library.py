@@ -18,7 +18,8 @@ is rebuilt, never trusted.
 
     cache file = MAGIC | sha256(payload) | payload
     payload    = len(key) as u32 | key (the repr of its sorted items, UTF-8) | body
-    body       = marshal((stencils as tuples, constant data))
+    body       = marshal((stencils as tuples, constant data, the slots each writes,
+                        the stencils that pass no cached registers on))
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ try:
 except ImportError:  # pragma: no cover - an interpreter built without it
     from hashlib import sha256
 
-MAGIC = b"TJSTENC2"
+MAGIC = b"TJSTENC3"
 _lock = threading.Lock()
 _library: Library | None = None
 
@@ -82,6 +83,10 @@ class Library:
     data: bytes                 # the object's read-only constants, shared by every stencil
     key: dict
     source: str                 # "cache" or "built"
+    # stencil name -> the holes of the frame slots it may write (templates.WRITES): what a
+    # stencil without a register variant may leave stale in a loop's registers (regs.py)
+    writes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    clobbers: frozenset[str] = frozenset()       # templates.CLOBBERS: the same, for calls
 
 
 class CachedStencils(Mapping):
@@ -282,7 +287,8 @@ def parse(obj: bytes, key: dict, source: str) -> Library:
                 if h.offset == len(code) - 4 and h.target in ("NEXT", "JT", "JF"):
                     tail, tail_target = len(code) - 5, h.target
         stencils[sym.name[3:]] = Stencil(sym.name[3:], code, tuple(holes), tail, tail_target)
-    return Library(stencils, bytes(data), key, source)
+    writes = {name: tuple(sorted(w)) for name, w in templates.WRITES.items()}
+    return Library(stencils, bytes(data), key, source, writes, frozenset(templates.CLOBBERS))
 
 
 def serialise(lib: Library) -> bytes:
@@ -290,17 +296,18 @@ def serialise(lib: Library) -> bytes:
     return marshal.dumps((
         tuple((st.name, st.code, tuple((h.offset, h.kind, h.target, h.addend) for h in st.holes),
                st.tail, st.tail_target) for st in lib.stencils.values()),
-        lib.data))
+        lib.data, dict(lib.writes), tuple(sorted(lib.clobbers))))
 
 
 def deserialise(body: bytes, key: dict) -> Library:
     """serialise()'s inverse; raises ValueError (or TypeError, EOFError) on a malformed body."""
-    rows, data = marshal.loads(body)
-    if not rows or type(data) is not bytes:
+    rows, data, writes, clobbers = marshal.loads(body)
+    if not rows or type(data) is not bytes or type(writes) is not dict \
+            or type(clobbers) is not tuple:
         raise ValueError("empty stencil library")
     if any(len(row) != 5 for row in rows):       # checked while a bad file can be rebuilt
         raise ValueError("malformed stencil row")
-    return Library(CachedStencils(rows), data, key, "cache")
+    return Library(CachedStencils(rows), data, key, "cache", writes, frozenset(clobbers))
 
 
 def load(rebuild: bool = False) -> Library:

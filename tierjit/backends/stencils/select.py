@@ -22,7 +22,7 @@ from ...ir.verifier import dominators, predecessors
 from ...passes.ranges import arith, within_i64
 from ...types.lattice import INT, Scalar, TupleT, Type
 from . import frame as fr
-from . import library
+from . import library, regs
 from .emit import Label, Stub
 from .fuse import FusedSelection, after_consts
 from .kinds import (
@@ -40,7 +40,7 @@ from .select_ops import SIMPLE, OpSelection
 from .states import States
 from .templates import INT_NOT
 
-OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40
+OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40     # POLL: see call_self
 # the ops the loops below test for, bound once: on Python 3.11 `Op.X` is a Python-level
 # lookup (EnumType defines __getattr__), and they test several per instruction
 _ADD, _MUL, _CONST, _TRUTH, _CALL_JIT = Op.ADD, Op.MUL, Op.CONST, Op.TRUTH, Op.CALL_JIT
@@ -80,6 +80,7 @@ class Selection(OpSelection, FusedSelection):
         # calls of small pure callees generated in place (select_ops.inline): the call ->
         # a copy of the callee's IR, its ranges from the call's arguments
         self.inlined: dict[Instr, Function] = {}
+        self.cache: dict[Block, regs.Cached] = {}     # see select()
 
     # -- slots -----------------------------------------------------------------------------
     def allocate(self) -> int:
@@ -265,7 +266,6 @@ class Selection(OpSelection, FusedSelection):
         each argument's definition control goes straight to its own edge."""
         share: dict[Value, Value] = {}
         uses = self.uses
-        preds = None                  # computed for the first edge that carries arguments
         defs: dict[Block, dict[Value, int]] = {}
         for b in self.fn.blocks:
             term = b.instrs[-1]
@@ -275,11 +275,9 @@ class Selection(OpSelection, FusedSelection):
             t = e.block
             if t is b or not e.args:
                 continue
-            if preds is None:
-                preds = predecessors(self.fn)
             # the straight line of blocks ending in b: the only way from a definition in it
             # to this edge, so no other value of the parameter's slot can come in between
-            chain = _chain(b, t, preds)
+            chain = _chain(b, t, self.preds)
             if t in chain:
                 continue
             for a, p in zip(e.args, t.params):
@@ -312,7 +310,6 @@ class Selection(OpSelection, FusedSelection):
         computed into p while q is. Neither may be named by another value (an alias: a
         `truth`, a range(n) item, a counter), and p's slots hold no other parameter."""
         uses, fs = self.uses, self.fs
-        preds = None
         params = {p: blk for blk in self.fn.blocks for p in blk.params}
         for b in self.fn.blocks:
             term = b.instrs[-1]
@@ -325,9 +322,7 @@ class Selection(OpSelection, FusedSelection):
                         or p in self.offset or a in self.offset or p in aliased \
                         or a in aliased or fs.live_before(j, 0, p):
                     continue
-                if preds is None:
-                    preds = predecessors(self.fn)
-                if any(x is p and q is not a for pb in preds.get(j, ())
+                if any(x is p and q is not a for pb in self.preds.get(j, ())
                        for t in pb.instrs[-1].targets if t.block is j
                        for x, q in zip(t.args, j.params)):
                     continue
@@ -377,6 +372,8 @@ class Selection(OpSelection, FusedSelection):
         fn = self.fn
         size = self.allocate()
         order = _layout(fn)
+        # loops whose counter and sum live in registers (regs.py): none without a loop
+        self.cache = regs.plan(self) if len(order) > 1 else {}
         uses = self.uses
         self.max_scratch = 0
         o, pieces, at, stub = self.offset, self.pieces, self.fs.at, self.stub
@@ -449,6 +446,8 @@ class Selection(OpSelection, FusedSelection):
                     continue                        # truth of a bool: the bool itself
                 else:
                     self.instr(b, i, ins)
+        if self.cache:
+            regs.apply(self, order)
         self.frame_bytes = (size + 8 * self.max_scratch + 15) & ~15
         for h in self.self_calls:
             h["E"] = self.frame_bytes
@@ -460,6 +459,10 @@ class Selection(OpSelection, FusedSelection):
             holes[hole] = Label(block_label[target])
 
     # -- control flow ------------------------------------------------------------------------
+    @cached_property
+    def preds(self) -> dict[Block, list[Block]]:
+        return predecessors(self.fn)
+
     @cached_property
     def dom(self) -> dict[Block, set]:
         """The dominators of every block, computed for the first edge (a back edge is one to
@@ -484,6 +487,9 @@ class Selection(OpSelection, FusedSelection):
                 srcs = staged
             for (off, n, t), p in zip(srcs, params):
                 self.move_value(off, t, p)
+        c = regs.enters(self.cache, src, target) if self.cache else None
+        if c is not None:
+            self.pieces.append(c.loads())
         if target in self.dom[src]:
             # a loop's back edge: the poll continues at the loop's header (its common path
             # is a conditional jump there, `jne NEXT`: no separate jump)
@@ -511,8 +517,11 @@ class Selection(OpSelection, FusedSelection):
         t_edge, f_edge = ins.targets
         dom = self.dom
 
+        cache = self.cache
+
         def complex_(e):
-            return bool(e.args) or e.block in dom[b]
+            return bool(e.args) or e.block in dom[b] or \
+                bool(cache) and regs.enters(cache, b, e.block) is not None
         tc, fc = complex_(t_edge), complex_(f_edge)
         if tc or fc:
             falls = t_edge if tc and not fc else f_edge

@@ -9,7 +9,8 @@ the nesting is too deep; the deopt callable; argument descriptor; result descrip
 
 from __future__ import annotations
 
-# Loop back edges between two signal polls (the prologue's `store i64 1024` starts the count).
+# Loop back edges between two signal polls: the prologue passes 1024 to the body as the
+# count (the chain's %p, templates.py).
 POLL_EVERY = 1024
 
 # Argument and result kinds of the entry's descriptors (code.py writes the descriptors).
@@ -44,8 +45,6 @@ entry:
   %nc = select i1 %deep, i64 0, i64 %nc.all
   %f = alloca i8, i64 %bytes, align 16
   store ptr %out, ptr %f, align 8
-  %p1 = getelementptr i8, ptr %f, i64 8
-  store i64 1024, ptr %p1, align 8
   %p2 = getelementptr i8, ptr %f, i64 16
   store i64 0, ptr %p2, align 8
   %p3 = getelementptr i8, ptr %f, i64 24
@@ -84,12 +83,12 @@ run:
 body:
   %body.p = getelementptr i64, ptr %fd, i64 3
   %body.f = load ptr, ptr %body.p, align 8
-  %s = call i32 %body.f(ptr %f)
+  %s = call i32 %body.f(ptr %f, i64 1024, i64 0, double 0.0)
   br label %exit
 too.deep:
   %stub.p = getelementptr i64, ptr %fd, i64 4
   %stub = load ptr, ptr %stub.p, align 8
-  %s2 = call i32 %stub(ptr %f)
+  %s2 = call i32 %stub(ptr %f, i64 1024, i64 0, double 0.0)
   br label %exit
 exit:
   %st = phi i32 [%s, %body], [%s2, %too.deep]

@@ -1,9 +1,12 @@
 """The stencil templates: LLVM IR text for every operation the baseline tier copies and patches.
 
-A stencil is one function `i32 @st_NAME(ptr %f)` that reads its operands from slots of the
-frame `%f`, computes, stores its result in a slot and continues with a `musttail` call of the
-next stencil — so the chain never grows the stack, and the fall-through jump to the stencil
-laid out next is dropped by the emitter. Everything that differs between two uses of a
+A stencil is one function `i32 @st_NAME(ptr %f, i64 %p, i64 %r, double %d)` that reads its
+operands from slots of the frame `%f`, computes, stores its result in a slot and continues
+with a `musttail` call of the next stencil with the same arguments — so the chain never grows
+the stack, and the fall-through jump to the stencil laid out next is dropped by the emitter.
+`%p` is the signal-poll counter; `%r` and `%d` cache one int and one double slot of a loop
+in registers (regs.py): a variant `NAME.HOLES` (`add_iu.Ar.Cr`) reads those holes from them, and writes them
+through to both. Everything that differs between two uses of a
 stencil is a *hole*, an external `dso_local` symbol whose address the emitter patches in
 (CPython's Tools/jit does the same; Xu & Kjolstad, "Copy-and-patch compilation", OOPSLA 2021):
 
@@ -12,7 +15,8 @@ stencil is a *hole*, an external `dso_local` symbol whose address the emitter pa
     NEXT JT JF           continuations: the next stencil, a branch's two targets (JT: the
                          body that call_self calls)
     DEOPT DEOPT2         deoptimisation stubs (a frame state each)
-    DEOPTALL ENTER ENTRY the routines shared by every function (deopt, prologue, entry)
+    DEOPTALL ENTER ENTRY the routines shared by every function (deopt, prologue, entry,
+    SIGNALS              the signal check: preserve_allcc, so a poll keeps its registers)
     CORE                 the function's own core thunk (call_self's way through the prologue)
 
 A chain returns a status to the function that called it (the core prologue `st_enter`):
@@ -76,6 +80,10 @@ ELEMS = {"f64": ("double", None), "f32": ("float", "fpext"), "i64": ("i64", None
          "i32": ("i32", "sext"), "i16": ("i16", "sext"), "i8": ("i8", "sext"),
          "u32": ("i32", "zext"), "u16": ("i16", "zext"), "u8": ("i8", "zext"),
          "b1": ("i8", "zext")}
+# what a chain passes from stencil to stencil (see the module docstring)
+CHAIN = "ptr %f, i64 %p, i64 %r, double %d"
+REG_TYPES = {"r": "i64", "d": "double"}
+_REGS: dict[str, str] = {}      # hole -> register, while register variants are generated
 _ITEM_SIZE = {"double": 8, "float": 4, "i64": 8, "i32": 4, "i16": 2, "i8": 1}
 EXACT_LIMIT = 2 ** 53      # ints beyond this do not convert to double exactly
 MIN_I64 = -(2 ** 63)
@@ -88,6 +96,14 @@ class _Body:
         self.lines: list[str] = []
         self.cold: list[str] = []       # the guards' exits, after the body (see guard)
         self.n = itertools.count()
+        self.regs = _REGS               # hole -> register (a register variant)
+        self.now = {"p": "%p", "r": "%r", "d": "%d"}    # the registers' values so far
+        self.through: set[str] = set()  # the holes read or written through their register
+        self.raw: set[str] = set()      # the holes whose address is taken (slot())
+        self.written: set[str] = set()  # the holes stored to
+        # a stencil that calls other code passes no cached values on (the selection reloads
+        # them after it), so that they need not be kept across the call
+        self.clobbers = False
 
     def __call__(self, text: str) -> str:
         t = f"%t{next(self.n)}"
@@ -101,16 +117,41 @@ class _Body:
         self.lines.append(f"{name}:")
 
     def slot(self, hole: str, extra: int = 0) -> str:
+        self.raw.add(hole)
+        return self._address(hole, extra)
+
+    def _address(self, hole: str, extra: int) -> str:
         off = f"ptrtoint (ptr @{hole} to i64)"
         if extra:
             off = f"add (i64 {off}, i64 {extra})"
         return self(f"getelementptr i8, ptr %f, i64 {off}")
 
+    def _reg(self, ty: str, hole: str, extra: int) -> str | None:
+        reg = self.regs.get(hole)
+        if reg is not None and not extra and REG_TYPES[reg] == ty:
+            self.through.add(hole)
+            return reg
+        return None
+
     def load(self, ty: str, hole: str, extra: int = 0) -> str:
-        return self(f"load {ty}, ptr {self.slot(hole, extra)}, align 8")
+        reg = self._reg(ty, hole, extra)
+        if reg is not None:
+            return self.now[reg]
+        return self(f"load {ty}, ptr {self._address(hole, extra)}, align 8")
 
     def store(self, ty: str, v: str, hole: str, extra: int = 0) -> None:
-        self.do(f"store {ty} {v}, ptr {self.slot(hole, extra)}, align 8")
+        # written through: the slot always holds the value (frame states read slots)
+        self.written.add(hole)
+        self.do(f"store {ty} {v}, ptr {self._address(hole, extra)}, align 8")
+        reg = self._reg(ty, hole, extra)
+        if reg is not None:
+            self.now[reg] = v
+
+    def chain_args(self, p: str | None = None) -> str:
+        now = self.now
+        if self.clobbers:
+            return f"ptr %f, i64 {p or now['p']}, i64 undef, double undef"
+        return f"ptr %f, i64 {p or now['p']}, i64 {now['r']}, double {now['d']}"
 
     def const(self, hole: str) -> str:
         # inline asm keeps the 64-bit movabs: LLVM would fold a plain `ptrtoint` stored to
@@ -124,7 +165,7 @@ class _Body:
 
     def jump(self, target: str) -> None:
         r = f"%j{next(self.n)}"
-        self.lines.append(f"  {r} = musttail call i32 @{target}(ptr %f)")
+        self.lines.append(f"  {r} = musttail call i32 @{target}({self.chain_args()})")
         self.lines.append(f"  ret i32 {r}")
 
     def guard(self, bad: str, target: str = "DEOPT") -> None:
@@ -135,7 +176,9 @@ class _Body:
         self.do(f"br i1 {bad}, label %{no}, label %{ok}")
         self.label(ok)
         r = f"%j{next(self.n)}"
-        self.cold += [f"{no}:", f"  {r} = musttail call i32 @{target}(ptr %f)", f"  ret i32 {r}"]
+        # a deopt reads the frame, never the registers
+        self.cold += [f"{no}:", f"  {r} = musttail call i32 @{target}(ptr %f, i64 undef, "
+                      "i64 undef, double undef)", f"  ret i32 {r}"]
 
     def finite(self, x: str) -> str:
         # x - x is 0 for a finite x, NaN for an infinity or NaN: a subtraction and an
@@ -146,10 +189,31 @@ class _Body:
 _STENCILS: dict[str, str] = {}
 
 
-def _stencil(name: str, body: _Body, sig: str = "ptr %f", ret: str = "i32",
-             attrs: str = "#0") -> None:
-    _STENCILS[name] = (f"define {ret} @st_{name}({sig}) {attrs} {{\n"
+# stencils that pass no cached values on (_Body.clobbers): the selection reloads them
+CLOBBERS: set[str] = set()
+# stencil -> the holes of the slots it may write: stored to, or whose address it takes
+WRITES: dict[str, frozenset[str]] = {}
+_WANTED: frozenset[str] = frozenset()      # the stencils of the variant being generated
+
+
+def _stencil(name: str, body: _Body, attrs: str = "#0") -> None:
+    if body.regs:
+        # a register variant: only when every mapped hole went through its register
+        if body.through != set(body.regs) or body.raw & set(body.regs) \
+                or name not in _WANTED:
+            return
+        name = f"{name}.{variant_suffix(body.regs)}"
+    elif body.clobbers:
+        CLOBBERS.add(name)
+    WRITES[name] = frozenset(body.written | body.raw)
+    _STENCILS[name] = (f"define i32 @st_{name}({CHAIN}) {attrs} {{\n"
                        + "\n".join(body.lines + body.cold) + "\n}\n")
+
+
+def variant_suffix(regs: dict[str, str]) -> str:
+    """The name suffix of a register variant: its holes and their registers, `TBr.TCr.Cd.Dd`
+    in SMALL_HOLES order."""
+    return ".".join(f"{h}{regs[h]}" for h in SMALL_HOLES if h in regs)
 
 
 def _binary(name: str, a_ty: str, b_ty: str, compute) -> None:
@@ -512,6 +576,14 @@ def _control_stencils() -> None:
     b.store("i64", b.load("i64", "A"), "C")
     b.jump("NEXT")
     _stencil("mov", b)
+    # the registers of a loop's cached slots, loaded from them (regs.py)
+    for name, holes in (("load_r", {"r": "A"}), ("load_d", {"d": "A"}),
+                        ("load_rd", {"r": "A", "d": "B"})):
+        b = _Body()
+        for reg, hole in holes.items():
+            b.now[reg] = b.load(REG_TYPES[reg], hole)
+        b.jump("NEXT")
+        _stencil(name, b)
     b = _Body()
     b.store("i64", b(f"or i64 {b.load('i64', 'TA')}, {b.load('i64', 'TB')}"), "TC")
     b.jump("NEXT")
@@ -526,23 +598,32 @@ def _control_stencils() -> None:
     _branch(b, b(f"icmp eq i64 {b.load('i64', 'A')}, 0"))
     _stencil("br_not_b", b)
     # signal poll on loop back edges: PyErr_CheckSignals every 1024 of them (as the LLVM
-    # tier). The counter counts down from POLL_EVERY (set by the prologue), so the common
-    # path is one decrement of memory and a branch.
+    # tier). The counter (%p) counts down from POLL_EVERY (set by the prologue) in a
+    # register, so the common path is a decrement and a branch, and no loop carries a
+    # store-to-load round trip through it.
     b = _Body()
-    counter = b("getelementptr i8, ptr %f, i64 8")
-    n = b(f"sub i64 {b(f'load i64, ptr {counter}')}, 1")
-    b.do(f"store i64 {n}, ptr {counter}")
+    n = b("sub i64 %p, 1")
     due = b(f"icmp eq i64 {n}, 0")
     b.do(f"br i1 {due}, label %poll, label %go, !prof !0")
     b.label("poll")
-    b.do(f"store i64 {POLL_EVERY}, ptr {counter}")
-    err = b(f"icmp ne i32 {b('call i32 @PyErr_CheckSignals()')}, 0")
-    b.do(f"br i1 {err}, label %raise, label %go")
+    err = b(f"icmp ne i32 {b('call preserve_allcc i32 @SIGNALS()')}, 0")
+    b.do(f"br i1 {err}, label %raise, label %reset")
     b.label("raise")
     b.do("ret i32 1")
+    b.label("reset")
+    r = f"%j{next(b.n)}"
+    b.do(f"{r} = musttail call i32 @NEXT({b.chain_args(str(POLL_EVERY))})")
+    b.do(f"ret i32 {r}")
     b.label("go")
+    b.now["p"] = n
     b.jump("NEXT")
     _stencil("poll", b)
+    # PyErr_CheckSignals for the poll, which then needs to save no register of its own
+    _STENCILS["signals"] = """define preserve_allcc i32 @st_signals() #0 {
+  %r = call i32 @PyErr_CheckSignals()
+  ret i32 %r
+}
+"""
 
     def range_len(b, start, stop):
         step = b.load("i64", "D")
@@ -620,6 +701,7 @@ def _call_stencils() -> None:
     # a call into Python for an operation without a stencil: K(frame address) is True when
     # it stored the result in the frame, False when tier 0 should do the operation instead
     b = _Body()
+    b.clobbers = True
     fn = b("inttoptr i64 ptrtoint (ptr @K to i64) to ptr")
     a0 = b("call ptr @PyLong_FromVoidPtr(ptr %f)")
     r = b(f"call ptr @PyObject_CallOneArg(ptr {fn}, ptr {a0})")
@@ -639,6 +721,7 @@ def _call_stencils() -> None:
     # a call of another baseline function's core through its cell (K): arguments at slot A
     # onwards, result at slot C onwards
     b = _Body()
+    b.clobbers = True
     cell = b("inttoptr i64 ptrtoint (ptr @K to i64) to ptr")
     fp = b(f"load ptr, ptr {cell}, align 8")
     b.guard(b(f"icmp eq ptr {fp}, null"))
@@ -670,8 +753,11 @@ def _call_self(nargs: int | None, nconsts: int | None) -> None:
     stencil's name; E frame bytes, TA the most bytes of C stack) and the body (JT) called
     directly. When the running calls' frames would pass TA, the call goes through the core
     thunk (CORE) instead, whose prologue deoptimises at entry. The result lands at slot C on,
-    as for call_jit."""
+    as for call_jit. The poll counter waits in the frame's slot 1 (not in a register kept
+    across the call); no cached value is passed on."""
     b = _Body()
+    b.clobbers = True
+    b.do(f"store i64 %p, ptr {b('getelementptr i8, ptr %f, i64 8')}, align 8")
     active = b("inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr")
     weight = b("add i64 ptrtoint (ptr @E to i64), 256")
     depth = b(f"add i64 {b(f'load i64, ptr {active}, align 8')}, {weight}")
@@ -685,7 +771,6 @@ def _call_self(nargs: int | None, nconsts: int | None) -> None:
     b.do(f"store i64 {depth}, ptr {active}, align 8")
     g = b("alloca i8, i64 ptrtoint (ptr @E to i64), align 16")
     b.do(f"store ptr {out}, ptr {g}, align 8")
-    b.do(f"store i64 {POLL_EVERY}, ptr {b(f'getelementptr i8, ptr {g}, i64 8')}, align 8")
     own = b(f"getelementptr i8, ptr {g}, i64 16")
     b.do(f"store ptr null, ptr {own}, align 8")
     fd = b("load ptr, ptr " + b("getelementptr i8, ptr %f, i64 24") + ", align 8")
@@ -707,7 +792,7 @@ def _call_self(nargs: int | None, nconsts: int | None) -> None:
                  f"{b(f'getelementptr i64, ptr {slots}, i64 {nargs + k}')}, align 8")
     b.do("br label %call")
     b.label("call")
-    b.do(f"%st.body = call i32 @JT(ptr {g})")
+    b.do(f"%st.body = call i32 @JT(ptr {g}, i64 {POLL_EVERY}, i64 undef, double undef)")
     # Values kept across the call live in callee-saved registers, each pushed and popped on
     # every call: so the counter's address is loaded again (an immediate), the callee's
     # frame is found again as the stack pointer (where the alloca left it), and the status
@@ -734,6 +819,7 @@ def _call_self(nargs: int | None, nconsts: int | None) -> None:
     b.label("deopted")
     b.jump("DEOPT2")
     b.label("ok")
+    b.now["p"] = b(f"load i64, ptr {b('getelementptr i8, ptr %f, i64 8')}, align 8")
     b.jump("NEXT")
     name = "call_self" if nargs is None else f"call_self_{nargs}_{nconsts}"
     _stencil(name, b, attrs="#2")               # its copy loops: no memcpy call
@@ -936,14 +1022,78 @@ def _thunks() -> None:
     _stencil("deopt_site", b)
 
 
+def register_variants() -> list[tuple[dict[str, str], frozenset[str]]]:
+    """The register variants the library has: (holes -> register, the stencils that may get
+    that variant; those that do not read or write every such hole through it get none).
+
+    What a register must not lose is a value carried around the loop, and such a value is
+    computed from itself: so the variants are those that write a cached slot (C), reading
+    it as one operand (A, B, or a multiply-add's addend D) or as none. A stencil that only
+    reads a cached slot reads it from the slot, which is current: its load is not on the
+    loop's critical path."""
+    ints = [f"{op}_{t}" for op in ("add", "sub", "mul") for t in ("ii", "iu")]
+    ints += ["floordiv_ii", "mod_ii", "floordiv_pow2", "mod_pow2", "bitand_ii", "bitor_ii",
+             "bitxor_ii", "lshift_ii", "rshift_ii", "min_ii", "max_ii", "neg_i", "abs_i",
+             "muladd_ii", "addmul_ii", "mov", "f2i", "floor_f2i", "ceil_f2i", "range_item",
+             "range_item1"]
+    floats = [f"{op}_{t}{f}" for op in ("add", "sub", "mul", "truediv")
+              for t in ("ff", "fi", "if") for f in ("p", "n")]
+    floats += [f"{op}_ff{f}" for op in ("floordiv", "mod", "pow", "muladd", "addmul")
+               for f in ("p", "n")]
+    floats += [f"{a}_{r}{b}_ff{f}" for a, b in itertools.product(PAIR_OPS, repeat=2)
+               for r in ("", "r") for f in ("p", "n") if (a, b) != ("mul", "add")]
+    floats += [f"{op}_ffn_{x}{y}" for op in ELEMENT_OPS
+               for x, y in itertools.product(OPERAND_SOURCES, repeat=2) if x != y or x != "s"]
+    floats += ["neg_f", "abs_f", "fabs_f", "sqrt_f", "min_ff", "max_ff", "i2f", "i2f_exact"]
+    out = []
+    for holes in (("A", "C"), ("B", "C"), ("D", "C"), ("C",), ("A", "B", "C")):
+        out.append(({h: "r" for h in holes}, frozenset(ints)))
+        out.append(({h: "d" for h in holes}, frozenset(floats)))
+    # readers where they save the most: a loop's test, and the element reads of the
+    # loop's body (its counter as an index)
+    brs = frozenset([f"br_{c}_ii" for c in INT_CMP] + ["br_b", "br_not_b"])
+    out += [({"A": "r"}, brs), ({"B": "r"}, brs)]
+    brs = frozenset(f"br_{n}{c}_ff" for c in FLOAT_CMP for n in ("", "not_"))
+    out += [({"A": "d"}, brs), ({"B": "d"}, brs)]
+    index = {"s": (None,), "e1": (None, "TA"), "e2": (None, "TA", "TB")}
+    index_y = {"s": (None,), "e1": (None, "TC"), "e2": (None, "TC", "E")}
+    for sx, sy in itertools.product(OPERAND_SOURCES, repeat=2):
+        for hx, hy in itertools.product(index[sx], index_y[sy]):
+            if hx is None and hy is None:
+                continue
+            r = {h: "r" for h in (hx, hy) if h is not None}
+            for op in ELEMENT_OPS:
+                name = frozenset({f"{op}_ffn_{sx}{sy}"})
+                out.append((r, name))
+                if op in ("muladd", "addmul"):
+                    out.append((dict(r, D="d", C="d"), name))
+                elif op in ("add", "sub") and "s" in (sx, sy):
+                    out.append((dict(r, **{"A" if sx == "s" else "B": "d"}, C="d"), name))
+    return out
+
+
 def module_text(triple: str, data_layout: str) -> str:
     """The whole library as one LLVM module."""
+    global _REGS, _WANTED
     if not _STENCILS:
         _int_stencils()
         _float_stencils()
         _control_stencils()
         _call_stencils()
         _array_stencils()
+        merged: dict[tuple, set[str]] = {}
+        for regs, names in register_variants():
+            merged.setdefault(tuple(sorted(regs.items())), set()).update(names)
+        for regs, names in merged.items():
+            _REGS, _WANTED = dict(regs), frozenset(names)
+            try:
+                # (no element access of _array_stencils has a variant: only the float
+                # operations reading elements)
+                for group in (_int_stencils, _float_stencils, _control_stencils,
+                              _element_operand_stencils):
+                    group()
+            finally:
+                _REGS, _WANTED = {}, frozenset()
         _prologue()
         _entry()
         _thunks()
@@ -951,8 +1101,9 @@ def module_text(triple: str, data_layout: str) -> str:
     parts += [f"@{h} = external dso_local global i8" for h in SMALL_HOLES]
     parts += [f'@{h} = external dso_local global i8, code_model "large"'
               for h in LARGE_HOLES + ("K3", "K4")]
-    parts += [f"declare dso_local i32 @{h}(ptr)" for h in JUMP_HOLES]
+    parts += [f"declare dso_local i32 @{h}(ptr, i64, i64, double)" for h in JUMP_HOLES]
     parts.append("declare dso_local i32 @ENTER(ptr, ptr, ptr)")
+    parts.append("declare dso_local preserve_allcc i32 @SIGNALS()")
     parts.append("declare dso_local ptr @ENTRY(ptr, ptr, i64, ptr, ptr)")
     parts.append("declare dso_local i32 @CORE(ptr, ptr)")
     parts += [f"declare dso_local {d.split(' ', 1)[1]}" for d in C_FUNCTIONS.values()]

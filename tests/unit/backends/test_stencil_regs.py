@@ -1,0 +1,169 @@
+"""Loop values cached in registers (backends/stencils/regs.py): the variants are used where
+they should be, and every way a register could go stale (a stencil without a variant
+writing its slot, a call into Python, a deopt in the loop, nested loops) still gives
+CPython's values, types and exceptions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tierjit
+from tierjit.backends.stencils import library
+from tierjit.runtime.dispatch import dispatcher_of
+
+
+def _pieces(jf) -> list[tuple[str, dict]]:
+    return dispatcher_of(jf).latest().native.pieces
+
+
+def _outcome(f, args):
+    try:
+        r = f(*args)
+    except Exception as e:      # noqa: BLE001 - compared with CPython's
+        return ("raised", type(e).__name__, str(e))
+    return repr(r), type(r).__name__
+
+
+def _same(f, cases):
+    """f in baseline code gives CPython's outcome for every case; the first case runs to its
+    end in baseline code."""
+    jf = tierjit.jit(f, tier="baseline")
+    for k, args in enumerate(cases):
+        assert _outcome(jf, args) == _outcome(f, args), (f.__name__, args)
+        if k == 0:
+            spec = dispatcher_of(jf).latest()
+            assert spec.tier == "baseline" and not spec.deopts, tierjit.explain(jf)
+    return jf
+
+
+def dot(a, b):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+    return s
+
+
+def matmul(a, b, c):
+    total = 0.0
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            s = 0.0
+            for k in range(a.shape[1]):
+                s += a[i, k] * b[k, j]
+            c[i, j] = s
+            total += s
+    return total
+
+
+def test_a_loop_counter_and_sum_live_in_registers():
+    """The counter and the sum of an innermost loop are loaded into registers once, on the
+    way into the loop, and every stencil of the loop computing them is a register variant
+    (which also stores the slot)."""
+    a, b = np.arange(7.0), np.linspace(0.5, 2.0, 7)
+    jd = _same(dot, [(a, b), (a[:0], b[:0]), (np.array([np.inf, 1.0]), np.array([2.0, 1.0]))])
+    names = [n for n, _ in _pieces(jd)]
+    assert names.count("load_rd") == 1
+    assert "add_iu.Ar.Cr" in names                                  # the counter
+    assert any(n.startswith("addmul_ffn_e1e1.") and ".Cd.Dd" in n for n in names)  # the sum
+    x, y, c = np.random.default_rng(3).random((3, 6, 6))
+    jm = tierjit.jit(matmul, tier="baseline")
+    c2 = c.copy()
+    assert repr(jm(x, y, c2)) == repr(matmul(x, y, c)) and (c2 == c).all()
+    names = [n for n, _ in _pieces(jm)]
+    # only the innermost loop: loaded once per run of it
+    assert names.count("load_rd") == 1 and "addmul_ffn_e2e2.Cd.Dd.TBr.TCr" in names
+
+
+def test_library_says_what_stencils_write_and_which_pass_no_registers_on():
+    lib = library.load()
+    assert lib.writes["add_ii"] == ("C",) and lib.writes["br_lt_ii"] == ()
+    assert lib.writes["setitem1_f64_u_C"] == ()          # C is the value stored, read
+    assert {"pyop", "call_jit", "call_self"} <= lib.clobbers
+    assert "add_ii" not in lib.clobbers
+    cached = library.deserialise(library.serialise(lib), lib.key)
+    assert dict(cached.writes) == dict(lib.writes) and cached.clobbers == lib.clobbers
+
+
+def power(t, limit):
+    # t ** 2 has no register variant: it writes t's slot, and t's register is loaded again
+    while t < limit:
+        t = t ** 2
+    return t
+
+
+def sines(n, s):
+    # math.sin's result moves into the sum's slot by a move without a double variant
+    for _ in range(n):
+        s = math.sin(s)
+    return s
+
+
+def test_a_cached_slot_written_without_its_register_is_loaded_again():
+    _same(power, [(2, 1000), (-3, 5), (3, 10**12), (2, 2**62), (5, 2), (1, 0)])
+    names = [n for n, _ in _pieces(_same(power, [(2, 1000)]))]
+    k = names.index("pow_ii")
+    assert names[k + 1] == "load_r", names
+    _same(sines, [(10, 1.0), (0, 0.5), (50, -2.0), (3, float("inf"))])
+
+
+def python_call(n):
+    t, s = 0, 0.0
+    for i in range(n):
+        z = np.zeros(2)          # a call into Python: no register survives it
+        z[0] = i
+        t += i
+        s += z[0]
+    return t, s
+
+
+def test_a_call_into_python_in_the_loop_reloads_the_registers():
+    jf = _same(python_call, [(0,), (1,), (17,)])
+    names = [n for n, _ in _pieces(jf)]
+    k = names.index("pyop")
+    assert names[k + 1].startswith("load_")
+
+
+def grow(n, k, x):
+    t, s = 1, 0.0
+    for _ in range(n):
+        t = t * k                # past 64 bits: deoptimises in the middle of the loop
+        s += x
+    return t, s
+
+
+def falls(n, x):
+    s = 0.0
+    for i in range(n):
+        s += x / (n - i - 3)     # a zero divisor: deoptimises, then raises in tier 0
+    return s
+
+
+def test_a_deopt_in_the_loop_resumes_with_the_values_of_the_frame():
+    """Slots are written through, so the frame state a guard resumes from holds the loop's
+    current values."""
+    _same(grow, [(10, 3, 0.5), (70, 3, 0.25), (200, -7, 1.5), (1, 2**62, 2.0),
+                 (5, 2**32, np.float64(1.0))])
+    _same(falls, [(2, 1.0), (6, 2.0), (10, 0.5)])
+
+
+def nested(n, m):
+    total, count = 0.0, 0
+    for i in range(n):
+        s = 0.0
+        j = 0
+        while j < m:             # inner loop: its own cached values
+            s += i * 0.5 + j
+            j += 1
+        for k in range(i):       # a second inner loop, entered after the first
+            count += k
+        total += s
+    return total, count
+
+
+@pytest.mark.parametrize("args", [(0, 3), (1, 0), (4, 5), (9, 2)])
+def test_nested_and_sibling_loops_each_load_their_own(args):
+    jf = _same(nested, [args])
+    assert sum(n.startswith("load_") for n, _ in _pieces(jf)) >= 2

@@ -1,0 +1,178 @@
+"""Loop values cached in registers: one int and one double slot per innermost loop.
+
+Every value of baseline code lives in frame slots, so a value carried around a loop (a
+counter, a sum) makes a store-to-load round trip through memory every iteration: some five
+cycles on the loop's critical path where the LLVM tier's register takes one. So a chain of
+stencils also passes two registers along (`%r`, an i64, and `%d`, a double: templates.CHAIN),
+and inside an innermost loop each caches one slot: the int and the double parameter of the
+loop's header named most in the loop (a range counter, a sum).
+
+The cache is written through: a stencil variant that writes a cached slot (`add_iu.Ar.Cr`:
+A read from `%r`, C written to both) stores the slot too, so the frame always holds every
+value. Frame states, deopts, calls into Python and every stencil without a variant keep
+reading slots as before, and nothing is needed when control leaves the loop. What keeps the
+registers right inside the loop (`apply`):
+
+- every edge into the loop from outside (only to its header: a natural loop) loads them from
+  their slots after its moves (`load_r`, `load_d`, `load_rd`);
+- a stencil naming a cached slot becomes its variant when the library has one (templates'
+  register_variants), for all those holes or for one register's; a cached slot it may
+  write otherwise (the library's `writes`) is loaded into its register again after it;
+- a stencil that calls other code passes no cached value on (the library's `clobbers`:
+  the registers need not be kept across the call), so both are loaded again after it.
+
+Guards and deopt stubs pass nothing on: a deopt reads the frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir.loops import natural_loops
+from ...ir.nodes import Block
+from . import frame as fr, library
+from .emit import Label
+from .templates import SMALL_HOLES, variant_suffix
+
+
+@dataclass(slots=True)
+class Cached:
+    """The slots cached in registers in one loop (None: that register caches nothing)."""
+
+    r: int | None
+    d: int | None
+
+    def loads(self) -> tuple[str, dict]:
+        """The piece that loads the registers from their slots."""
+        if self.r is not None and self.d is not None:
+            return "load_rd", {"A": self.r, "B": self.d}
+        if self.r is not None:
+            return "load_r", {"A": self.r}
+        return "load_d", {"A": self.d}
+
+
+def plan(sel) -> dict[Block, Cached]:
+    """Block -> what its innermost loop caches, for the loops worth it: the parameter of the
+    loop header of one int slot, and the one of one double slot (a float | np.float64's
+    double), used most (sel.uses) among those the loop carries (its back edges pass another
+    value: a counter, a sum); not in a loop headed by the function's entry block (the
+    prologue enters that, loading nothing)."""
+    fn = sel.fn
+    loops = natural_loops(fn, sel.dom, sel.preds)
+    offset, uses = sel.offset, sel.uses
+    out: dict[Block, Cached] = {}
+    for h, body in loops.items():
+        if h is fn.entry or any(g is not h and g in body for g in loops):
+            continue                                    # not innermost
+        back = [e.args for b in sel.preds[h] if b in body
+                for e in b.instrs[-1].targets if e.block is h]
+        best: dict[str, tuple[int, int]] = {}           # register -> (uses, slot)
+        for k, p in enumerate(h.params):
+            sk = fr.slots(p.type)
+            if sk == ("i",):
+                reg = "r"
+            elif sk == ("f",) or sk == ("f", "t"):
+                reg = "d"
+            else:
+                continue
+            n = uses.get(p, 0)
+            if n > best.get(reg, (0, 0))[0] and any(args[k] is not p for args in back):
+                best[reg] = (n, offset[p])
+        if best:
+            c = Cached(best.get("r", (0, None))[1], best.get("d", (0, None))[1])
+            for b in body:
+                out[b] = c
+    return out
+
+
+def enters(cache: dict[Block, Cached], src: Block, target: Block) -> Cached | None:
+    """What an edge src -> target must load: target's loop's registers, when the edge comes
+    from outside that loop."""
+    c = cache.get(target)
+    if c is None or cache.get(src) is c:
+        return None
+    return c
+
+
+def apply(sel, order: list[Block]) -> None:
+    """Turn the pieces of cached loops into register variants, with loads after the stencils
+    that may leave a register stale; renumber the pieces (block labels, labels in holes)
+    when loads were inserted."""
+    cache, stencils, pieces = sel.cache, sel.stencils, sel.pieces
+    lib = library.load()
+    writes, clobbers = lib.writes, lib.clobbers
+    block_of = sorted(((sel.block_label[b], b) for b in order), key=lambda t: t[0])
+    bounds = [s for s, _ in block_of] + [len(pieces)]
+    loads: list[tuple[int, tuple[str, dict]]] = []      # (after piece, the load)
+    for k, (start, b) in enumerate(block_of):
+        c = cache.get(b)
+        if c is None:
+            continue
+        r, d = c.r, c.d
+        for i in range(start, bounds[k + 1]):
+            name, holes = pieces[i]
+            if name in clobbers:
+                loads.append((i, c.loads()))
+                continue
+            vals = holes.values()
+            if r not in vals and d not in vals or name.startswith("load_"):
+                continue                # (an edge's loads into another loop are its own)
+            regs = {h: "r" if v == r else "d" for h in SMALL_HOLES
+                    if (v := holes.get(h)) is not None and (v == r or v == d)}
+            if not regs:
+                continue
+            use, stale = _variant(name, regs, stencils, writes)
+            if use:
+                pieces[i] = (f"{name}.{variant_suffix(use)}", holes)
+            if stale:
+                loads.append((i, Cached(r if "r" in stale else None,
+                                        d if "d" in stale else None).loads()))
+    if loads:
+        _insert(sel, loads)
+
+
+def _insert(sel, loads: list[tuple[int, tuple[str, dict]]]) -> None:
+    """Put each load after its piece, and number the pieces again (block labels, labels in
+    holes)."""
+    pieces = sel.pieces
+    new: list[tuple[str, dict]] = []
+    remap: list[int] = []
+    at = 0
+    for i, load in loads:
+        while at <= i:
+            remap.append(len(new))
+            new.append(pieces[at])
+            at += 1
+        new.append(load)
+    for at in range(at, len(pieces)):
+        remap.append(len(new))
+        new.append(pieces[at])
+    remap.append(len(new))
+    done: set[int] = set()
+    for _name, holes in new:
+        if id(holes) in done:
+            continue
+        done.add(id(holes))
+        for h, v in holes.items():
+            if type(v) is Label:
+                holes[h] = Label(remap[v])
+    sel.block_label = {b: remap[i] for b, i in sel.block_label.items()}
+    pieces[:] = new
+
+
+def _variant(name: str, regs: dict[str, str], stencils, writes) -> tuple[dict, set[str]]:
+    """The register variant of stencil `name` for its holes `regs` naming cached slots: for
+    all of them, else for those of one register (the others read from their slots, which
+    are current), else none; and the registers it leaves stale (a cached slot it may write
+    but not through its register)."""
+    written = writes.get(name)              # None: not known, so any
+    d = {h: r for h, r in regs.items() if r == "d"}
+    r = {h: r for h, r in regs.items() if r == "r"}
+    for use in (regs, d, r):
+        if use and f"{name}.{variant_suffix(use)}" in stencils:
+            break
+    else:
+        use = {}
+    stale = {reg for h, reg in regs.items()
+             if h not in use and (written is None or h in written)}
+    return use, stale
