@@ -3,6 +3,8 @@ NumPy float, union, array...) and how many frame slots it takes, cached per type
 
 from __future__ import annotations
 
+from itertools import filterfalse
+
 from ...ir.nodes import Value
 from ...ir.ops import Op
 from ...types.lattice import BOOL, FLOAT, INT, ArrayT, Scalar, TupleT, Type
@@ -39,6 +41,22 @@ def width(t: Type) -> int:
         n = _WIDTH[id(t)] = len(fr.slots(t))
         _KEEP.append(t)
     return n
+
+
+_NO_UNION: set[int] = set()   # ids of types (kept in _KEEP) that hold no float union
+
+
+def any_union(types: dict[int, Type]) -> bool:
+    """Whether any of `types` (keyed by id) is float | np.float64 or a tuple holding one.
+    The types known to hold none are remembered (by id) and skipped in C (filterfalse: no
+    Python call per type; not a set difference, which would walk all of _NO_UNION)."""
+    for i in filterfalse(_NO_UNION.__contains__, types):
+        t = types[i]
+        if fr.holds_union(t):
+            return True
+        _NO_UNION.add(i)
+        _KEEP.append(t)
+    return False
 
 
 def kind(t: Type) -> str:

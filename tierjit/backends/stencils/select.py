@@ -31,8 +31,10 @@ from .kinds import (
     _DOUBLE_KINDS,
     _FLOAT_KINDS,
     _NO_SHARE_V,
+    _WIDTH,
     _is_float,
     _is_int,
+    any_union,
     kind,
     width,
 )
@@ -142,8 +144,9 @@ class Selection(OpSelection, FusedSelection):
                 types[id(t)] = t
             for p in b.params:
                 types[id(p.type)] = p.type
-        union = union or any(map(fr.holds_union, types.values())) or \
-            self.ret_type is not None and fr.holds_union(self.ret_type)
+        if self.ret_type is not None:
+            types[id(self.ret_type)] = self.ret_type
+        union = union or any_union(types)
         if union:
             self.zero, self.one = at, at + 8         # union tags of known members
             self.consts += [0, 1]
@@ -165,10 +168,13 @@ class Selection(OpSelection, FusedSelection):
                 rest.append(r)
         if edge_args:
             self.coalesce_params(share, set(alias.values()) | {k for _r, k in counted})
+        widths = _WIDTH.get               # width()'s table: a call less per value
         for v in rest:
             if v not in share:
                 offset[v] = at
-                at += 8 * width(v.type)
+                t = v.type
+                w = widths(id(t))
+                at += 8 * (w if w is not None else width(t))
         for v, p in share.items():                  # an edge argument in its parameter's slots
             while p in share:                       # a join's parameter in a header's
                 p = share[p]
@@ -377,7 +383,7 @@ class Selection(OpSelection, FusedSelection):
         uses = self.uses
         self.max_scratch = 0
         o, pieces, at, stub = self.offset, self.pieces, self.fs.at, self.stub
-        simple = SIMPLE
+        simple, fits_get = SIMPLE, _FITS.get
         for pos, b in enumerate(order):
             self.block_label[b] = len(pieces)
             nxt = order[pos + 1] if pos + 1 < len(order) else None
@@ -415,9 +421,14 @@ class Selection(OpSelection, FusedSelection):
                             continue
                     if rule is not None:
                         h = {"A": o[x], "B": o[y], "C": o[r]}
-                        if rule[2] and _cannot_overflow(op, x.range, y.range):
-                            pieces.append((rule[2], h))     # no guard needed
-                            continue
+                        if rule[2]:
+                            # _cannot_overflow's table first (a call less for most ops)
+                            fits = fits_get((op._value_, x.range, y.range))
+                            if fits is None:
+                                fits = _cannot_overflow(op, x.range, y.range)
+                            if fits:
+                                pieces.append((rule[2], h))     # no guard needed
+                                continue
                         pieces.append((rule[0], h))
                         if rule[1]:
                             h["DEOPT"] = stub(at(b, i))
@@ -565,6 +576,9 @@ class Selection(OpSelection, FusedSelection):
     # -- instructions ------------------------------------------------------------------------
     def ret(self, ins: Instr) -> None:
         v = ins.args[0]
+        if (v.type is self.ret_type or self.ret_type is None) and width(v.type) == 1:
+            self.add("ret1", A=self.offset[v])         # an int or a float (words_as's case)
+            return
         words = self.words_as(self.offset[v], v.type, self.ret_type or v.type)
         if len(words) > 16:
             raise Unsupported("a result of more than 16 slots")
