@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 from ...ir.loops import natural_loops
 from ...ir.nodes import Block
-from . import frame as fr, library
+from . import frame as fr
+from . import library
 from .emit import Label
 from .templates import SMALL_HOLES, variant_suffix
 
@@ -103,7 +104,7 @@ def apply(sel, order: list[Block]) -> None:
     writes, clobbers = lib.writes, lib.clobbers
     block_of = sorted(((sel.block_label[b], b) for b in order), key=lambda t: t[0])
     bounds = [s for s, _ in block_of] + [len(pieces)]
-    loads: list[tuple[int, tuple[str, dict]]] = []      # (after piece, the load)
+    loads: dict[int, tuple[str, dict]] = {}      # piece -> the load after it
     for k, (start, b) in enumerate(block_of):
         c = cache.get(b)
         if c is None:
@@ -112,7 +113,7 @@ def apply(sel, order: list[Block]) -> None:
         for i in range(start, bounds[k + 1]):
             name, holes = pieces[i]
             if name in clobbers:
-                loads.append((i, c.loads()))
+                loads[i] = c.loads()
                 continue
             vals = holes.values()
             if r not in vals and d not in vals or name.startswith("load_"):
@@ -125,28 +126,23 @@ def apply(sel, order: list[Block]) -> None:
             if use:
                 pieces[i] = (f"{name}.{variant_suffix(use)}", holes)
             if stale:
-                loads.append((i, Cached(r if "r" in stale else None,
-                                        d if "d" in stale else None).loads()))
+                loads[i] = Cached(r if "r" in stale else None,
+                                  d if "d" in stale else None).loads()
     if loads:
         _insert(sel, loads)
 
 
-def _insert(sel, loads: list[tuple[int, tuple[str, dict]]]) -> None:
+def _insert(sel, loads: dict[int, tuple[str, dict]]) -> None:
     """Put each load after its piece, and number the pieces again (block labels, labels in
     holes)."""
     pieces = sel.pieces
     new: list[tuple[str, dict]] = []
     remap: list[int] = []
-    at = 0
-    for i, load in loads:
-        while at <= i:
-            remap.append(len(new))
-            new.append(pieces[at])
-            at += 1
-        new.append(load)
-    for at in range(at, len(pieces)):
+    for i, piece in enumerate(pieces):
         remap.append(len(new))
-        new.append(pieces[at])
+        new.append(piece)
+        if i in loads:
+            new.append(loads[i])
     remap.append(len(new))
     done: set[int] = set()
     for _name, holes in new:

@@ -31,7 +31,6 @@ from .kinds import (
     _DOUBLE_KINDS,
     _FLOAT_KINDS,
     _NO_SHARE_V,
-    _WIDTH,
     _is_float,
     _is_int,
     any_union,
@@ -168,13 +167,10 @@ class Selection(OpSelection, FusedSelection):
                 rest.append(r)
         if edge_args:
             self.coalesce_params(share, set(alias.values()) | {k for _r, k in counted})
-        widths = _WIDTH.get               # width()'s table: a call less per value
         for v in rest:
             if v not in share:
                 offset[v] = at
-                t = v.type
-                w = widths(id(t))
-                at += 8 * (w if w is not None else width(t))
+                at += 8 * width(v.type)
         for v, p in share.items():                  # an edge argument in its parameter's slots
             while p in share:                       # a join's parameter in a header's
                 p = share[p]
@@ -383,7 +379,7 @@ class Selection(OpSelection, FusedSelection):
         uses = self.uses
         self.max_scratch = 0
         o, pieces, at, stub = self.offset, self.pieces, self.fs.at, self.stub
-        simple, fits_get = SIMPLE, _FITS.get
+        simple = SIMPLE
         for pos, b in enumerate(order):
             self.block_label[b] = len(pieces)
             nxt = order[pos + 1] if pos + 1 < len(order) else None
@@ -421,14 +417,9 @@ class Selection(OpSelection, FusedSelection):
                             continue
                     if rule is not None:
                         h = {"A": o[x], "B": o[y], "C": o[r]}
-                        if rule[2]:
-                            # _cannot_overflow's table first (a call less for most ops)
-                            fits = fits_get((op._value_, x.range, y.range))
-                            if fits is None:
-                                fits = _cannot_overflow(op, x.range, y.range)
-                            if fits:
-                                pieces.append((rule[2], h))     # no guard needed
-                                continue
+                        if rule[2] and _cannot_overflow(op, x.range, y.range):
+                            pieces.append((rule[2], h))     # no guard needed
+                            continue
                         pieces.append((rule[0], h))
                         if rule[1]:
                             h["DEOPT"] = stub(at(b, i))

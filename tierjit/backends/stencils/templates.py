@@ -177,8 +177,8 @@ class _Body:
         self.label(ok)
         r = f"%j{next(self.n)}"
         # a deopt reads the frame, never the registers
-        self.cold += [f"{no}:", f"  {r} = musttail call i32 @{target}(ptr %f, i64 undef, "
-                      "i64 undef, double undef)", f"  ret i32 {r}"]
+        call = f"musttail call i32 @{target}(ptr %f, i64 undef, i64 undef, double undef)"
+        self.cold += [f"{no}:", f"  {r} = {call}", f"  ret i32 {r}"]
 
     def finite(self, x: str) -> str:
         # x - x is 0 for a finite x, NaN for an infinity or NaN: a subtraction and an
