@@ -311,8 +311,8 @@ def _patch(st, size: int) -> Patch:
 # holes that are frame offsets (templates.SMALL_HOLES) or, in ret_copy, an out-area offset
 SLOT_HOLES = frozenset(SMALL_HOLES)
 # holes that are code of this function or the library, never C functions
-_LOCAL = frozenset({"NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL", "SIGNALS", "ENTER", "ENTRY",
-                    "CORE", "@data"})
+_LOCAL = frozenset({"NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL", "SIGNALS", "ENTER",
+                    "ENTRY", "CORE", "@data"})
 _shared: dict[int, dict[str, int]] = {}
 
 

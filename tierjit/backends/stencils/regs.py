@@ -55,8 +55,8 @@ class Cached:
 def plan(sel) -> dict[Block, Cached]:
     """Block -> what its innermost loop caches, for the loops worth it: the parameter of the
     loop header of one int slot, and the one of one double slot (a float | np.float64's
-    double), used most (sel.uses) among those the loop carries (its back edges pass another
-    value: a counter, a sum); not in a loop headed by the function's entry block (the
+    double), used most (sel.uses) among those the loop computes from themselves (a counter,
+    a sum: see _recurrence); not in a loop headed by the function's entry block (the
     prologue enters that, loading nothing)."""
     fn = sel.fn
     loops = natural_loops(fn, sel.dom, sel.preds)
@@ -77,13 +77,33 @@ def plan(sel) -> dict[Block, Cached]:
             else:
                 continue
             n = uses.get(p, 0)
-            if n > best.get(reg, (0, 0))[0] and any(args[k] is not p for args in back):
+            if n > best.get(reg, (0, 0))[0] and back and \
+                    all(_recurrence(sel, p, args[k]) for args in back):
                 best[reg] = (n, offset[p])
         if best:
             c = Cached(best.get("r", (0, None))[1], best.get("d", (0, None))[1])
             for b in body:
                 out[b] = c
     return out
+
+
+def _recurrence(sel, p, v) -> bool:
+    """Whether v, passed to parameter p by a back edge, is computed from p by its own
+    instruction or by one of that instruction's operands (`s + a[i] * b[i]`, whose
+    multiply-add stencil reads s): a value the loop carries in a chain of operations that
+    its register shortens. Not one moved in from another chain (mandelbrot's `zr = t`),
+    whose register no stencil would read."""
+    return v is not p and _computed_from(sel, v, p, 2)
+
+
+def _computed_from(sel, v, p, depth: int) -> bool:
+    try:
+        blk, i = sel.defined_at(v)
+    except KeyError:                    # a block parameter
+        return False
+    args = blk.instrs[i].args
+    return any(a is p for a in args) or \
+        depth > 1 and any(_computed_from(sel, a, p, depth - 1) for a in args)
 
 
 def enters(cache: dict[Block, Cached], src: Block, target: Block) -> Cached | None:

@@ -517,9 +517,7 @@ class Selection(OpSelection, FusedSelection):
         inverted when that puts the edge laid out next (an edge's own moves, or the next
         block) on the tail."""
         t_edge, f_edge = ins.targets
-        dom = self.dom
-
-        cache = self.cache
+        dom, cache = self.dom, self.cache
 
         def complex_(e):
             return bool(e.args) or e.block in dom[b] or \

@@ -5,10 +5,11 @@ operands from slots of the frame `%f`, computes, stores its result in a slot and
 with a `musttail` call of the next stencil with the same arguments — so the chain never grows
 the stack, and the fall-through jump to the stencil laid out next is dropped by the emitter.
 `%p` is the signal-poll counter; `%r` and `%d` cache one int and one double slot of a loop
-in registers (regs.py): a variant `NAME.HOLES` (`add_iu.Ar.Cr`) reads those holes from them, and writes them
-through to both. Everything that differs between two uses of a
-stencil is a *hole*, an external `dso_local` symbol whose address the emitter patches in
-(CPython's Tools/jit does the same; Xu & Kjolstad, "Copy-and-patch compilation", OOPSLA 2021):
+in registers (regs.py): a register variant `NAME.HOLES` (`add_iu.Ar.Cr`) reads those holes
+from them and writes them through (to the slot and the register). Everything that differs
+between two uses of a stencil is a *hole*, an external `dso_local` symbol whose address the
+emitter patches in (CPython's Tools/jit does the same; Xu & Kjolstad, "Copy-and-patch
+compilation", OOPSLA 2021):
 
     A B C D E TA TB TC   byte offsets of frame slots (32-bit absolute: small code model)
     K K2                 64-bit constants (code_model "large": movabs)
@@ -1029,8 +1030,9 @@ def register_variants() -> list[tuple[dict[str, str], frozenset[str]]]:
     What a register must not lose is a value carried around the loop, and such a value is
     computed from itself: so the variants are those that write a cached slot (C), reading
     it as one operand (A, B, or a multiply-add's addend D) or as none. A stencil that only
-    reads a cached slot reads it from the slot, which is current: its load is not on the
-    loop's critical path."""
+    reads a cached slot may read it from the slot, which is current (its load is not on the
+    loop's critical path); readers get variants only where they are in most loops: the
+    loop's test, and the float operations reading elements indexed by the loop counter."""
     ints = [f"{op}_{t}" for op in ("add", "sub", "mul") for t in ("ii", "iu")]
     ints += ["floordiv_ii", "mod_ii", "floordiv_pow2", "mod_pow2", "bitand_ii", "bitor_ii",
              "bitxor_ii", "lshift_ii", "rshift_ii", "min_ii", "max_ii", "neg_i", "abs_i",
@@ -1049,8 +1051,7 @@ def register_variants() -> list[tuple[dict[str, str], frozenset[str]]]:
     for holes in (("A", "C"), ("B", "C"), ("D", "C"), ("C",), ("A", "B", "C")):
         out.append(({h: "r" for h in holes}, frozenset(ints)))
         out.append(({h: "d" for h in holes}, frozenset(floats)))
-    # readers where they save the most: a loop's test, and the element reads of the
-    # loop's body (its counter as an index)
+    # the readers
     brs = frozenset([f"br_{c}_ii" for c in INT_CMP] + ["br_b", "br_not_b"])
     out += [({"A": "r"}, brs), ({"B": "r"}, brs)]
     brs = frozenset(f"br_{n}{c}_ff" for c in FLOAT_CMP for n in ("", "not_"))
