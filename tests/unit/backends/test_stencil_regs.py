@@ -167,3 +167,65 @@ def nested(n, m):
 def test_nested_and_sibling_loops_each_load_their_own(args):
     jf = _same(nested, [args])
     assert sum(n.startswith("load_") for n, _ in _pieces(jf)) >= 2
+
+
+def lcg(n, state):
+    # state's chain: each result is the next stencil's operand, passed in %s (and, divided,
+    # in %e): only the loop's test and the sum go through their slots
+    inside = 0
+    for _ in range(n):
+        state = (1664525 * state + 1013904223) % 4294967296
+        x = state / 4294967296.0
+        state = (1103515245 * state + state // 3) % 2147483648
+        if x * x + (state / 2147483648.0) ** 0.5 <= 1.0:
+            inside += 1
+    return inside, state
+
+
+def chain(n, k):
+    # a result that a later stencil overwrites without the register (t ** 2 into u's slot
+    # via a move) must not be read from the register after that
+    t = 0
+    for i in range(n):
+        u = i * k + 1
+        u = u ** 2
+        t = t + u * 3 - i
+    return t
+
+
+def test_a_result_is_passed_to_the_next_stencil_in_a_register():
+    _same(lcg, [(50, 12345), (0, 1), (3, 2**40), (7, -5)])
+    names = [n for n, _ in _pieces(_same(lcg, [(20, 7)]))]
+    assert any(n.endswith(".As.Cs") for n in names), names           # int to int
+    assert any(".As" in n and n.endswith(".Ce") for n in names), names   # int to float
+    _same(chain, [(10, 3), (0, 1), (6, 2**20), (40, 2**31), (5, -7)])
+
+
+class _Block:
+    """A block of a made-up selection: regs.apply only asks where its pieces start."""
+
+
+def _applied(pieces: list[tuple[str, dict]]) -> list[str]:
+    from types import SimpleNamespace
+
+    from tierjit.backends.stencils import regs
+    b = _Block()
+    sel = SimpleNamespace(cache={}, in_loops={b}, stencils=library.load().stencils,
+                          block_label={b: 0}, pieces=pieces)
+    regs.apply(sel, [b])
+    return [n for n, _ in sel.pieces]
+
+
+def test_a_register_is_forgotten_when_its_slot_is_written_without_it():
+    """%s holds the slot the last `.Cs` stencil wrote, until a stencil writes that slot
+    without it (no variant), a call clobbers it or control can arrive from elsewhere."""
+    from tierjit.backends.stencils.emit import Label
+    add = ("add_iu", {"A": 40, "B": 48, "C": 56})
+    use = ("add_iu", {"A": 56, "B": 48, "C": 80})
+    assert _applied([add, use]) == ["add_iu.Cs", "add_iu.As.Cs"]
+    over = ("pow_ii", {"A": 64, "B": 72, "C": 56, "DEOPT": 0})
+    assert _applied([add, over, use])[2] == "add_iu.Cs"
+    call = ("pyop", {"DEOPT": 0, "K": 0, "K2": 0})
+    assert _applied([add, call, use])[2] == "add_iu.Cs"
+    jump = ("jump", {"NEXT": Label(1)})          # the piece after `add` is a jump target
+    assert _applied([add, use, jump])[1] == "add_iu.Cs"

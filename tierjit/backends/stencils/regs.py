@@ -60,6 +60,7 @@ def plan(sel) -> dict[Block, Cached]:
     prologue enters that, loading nothing)."""
     fn = sel.fn
     loops = natural_loops(fn, sel.dom, sel.preds)
+    sel.in_loops = set().union(*loops.values())
     offset, uses = sel.offset, sel.uses
     out: dict[Block, Cached] = {}
     for h, body in loops.items():
@@ -115,39 +116,73 @@ def enters(cache: dict[Block, Cached], src: Block, target: Block) -> Cached | No
     return c
 
 
+_OPERANDS = frozenset(("A", "B", "D"))
+
+
 def apply(sel, order: list[Block]) -> None:
-    """Turn the pieces of cached loops into register variants, with loads after the stencils
-    that may leave a register stale; renumber the pieces (block labels, labels in holes)
+    """Choose the register variant of every piece in a loop: the loop's cached slots (with
+    loads after the stencils that may leave one stale), and the value passed from one
+    stencil to the next in %s or %e; renumber the pieces (block labels, labels in holes)
     when loads were inserted."""
     cache, stencils, pieces = sel.cache, sel.stencils, sel.pieces
     lib = library.load()
     writes, clobbers = lib.writes, lib.clobbers
+    # where control may arrive other than from the piece before: %s and %e are unknown
+    targets = set(sel.block_label.values())
+    targets.update(v for _n, holes in pieces for v in holes.values() if type(v) is Label)
     block_of = sorted(((sel.block_label[b], b) for b in order), key=lambda t: t[0])
     bounds = [s for s, _ in block_of] + [len(pieces)]
     loads: dict[int, tuple[str, dict]] = {}      # piece -> the load after it
     for k, (start, b) in enumerate(block_of):
-        c = cache.get(b)
-        if c is None:
+        if b not in sel.in_loops:
             continue
-        r, d = c.r, c.d
+        c = cache.get(b)
+        r, d = (c.r, c.d) if c is not None else (None, None)
+        now: dict[str, int | None] = {"s": None, "e": None}     # the slot each holds
         for i in range(start, bounds[k + 1]):
+            if i in targets:
+                now["s"] = now["e"] = None
             name, holes = pieces[i]
-            if name in clobbers:
-                loads[i] = c.loads()
-                continue
-            vals = holes.values()
-            if r not in vals and d not in vals or name.startswith("load_"):
+            if name.startswith("load_"):
                 continue                # (an edge's loads into another loop are its own)
-            regs = {h: "r" if v == r else "d" for h in SMALL_HOLES
-                    if (v := holes.get(h)) is not None and (v == r or v == d)}
-            if not regs:
+            if name in clobbers:
+                if c is not None:
+                    loads[i] = c.loads()
+                now["s"] = now["e"] = None
                 continue
-            use, stale = _variant(name, regs, stencils, writes)
+            pin, dyn = {}, {}
+            for h in SMALL_HOLES:
+                v = holes.get(h)
+                if v is None:
+                    continue
+                if v == r:
+                    pin[h] = "r"
+                elif v == d:
+                    pin[h] = "d"
+                elif h in _OPERANDS and v == now["s"]:
+                    dyn[h] = "s"
+                elif h in _OPERANDS and v == now["e"]:
+                    dyn[h] = "e"
+            written = writes.get(name)              # None: not known, so any
+            result = "C" in holes and "C" not in pin and (written is None or "C" in written)
+            if not (pin or dyn or result):
+                continue
+            use = _variant(name, pin, dyn, result, stencils)
             if use:
                 pieces[i] = (f"{name}.{variant_suffix(use)}", holes)
+            stale = {reg for h, reg in pin.items()
+                     if h not in use and (written is None or h in written)}
             if stale:
                 loads[i] = Cached(r if "r" in stale else None,
                                   d if "d" in stale else None).loads()
+            for h in SMALL_HOLES if written is None else written:
+                v = holes.get(h)
+                for reg in ("s", "e"):
+                    if v is not None and v == now[reg] and use.get(h) != reg:
+                        now[reg] = None
+            reg = use.get("C")
+            if reg in now:
+                now[reg] = holes["C"]
     if loads:
         _insert(sel, loads)
 
@@ -176,19 +211,15 @@ def _insert(sel, loads: dict[int, tuple[str, dict]]) -> None:
     pieces[:] = new
 
 
-def _variant(name: str, regs: dict[str, str], stencils, writes) -> tuple[dict, set[str]]:
-    """The register variant of stencil `name` for its holes `regs` naming cached slots: for
-    all of them, else for those of one register (the others read from their slots, which
-    are current), else none; and the registers it leaves stale (a cached slot it may write
-    but not through its register)."""
-    written = writes.get(name)              # None: not known, so any
-    d = {h: r for h, r in regs.items() if r == "d"}
-    r = {h: r for h, r in regs.items() if r == "r"}
-    for use in (regs, d, r):
+def _variant(name: str, pin: dict[str, str], dyn: dict[str, str], result: bool,
+             stencils) -> dict[str, str]:
+    """The register variant of stencil `name` to use: for the holes naming the loop's
+    cached slots (pin), those reading the value %s or %e holds (dyn) and its result in %s
+    or %e (when `result`), or for as many of these as the library has a variant for; {}
+    for the stencil itself."""
+    outs = ({"C": "s"}, {"C": "e"}) if result else ({},)
+    for use in (*(pin | dyn | w for w in outs), pin | dyn, *(pin | w for w in outs),
+                *(dyn | w for w in outs), pin, dyn, *outs):
         if use and f"{name}.{variant_suffix(use)}" in stencils:
-            break
-    else:
-        use = {}
-    stale = {reg for h, reg in regs.items()
-             if h not in use and (written is None or h in written)}
-    return use, stale
+            return use
+    return {}

@@ -82,6 +82,7 @@ class Selection(OpSelection, FusedSelection):
         # a copy of the callee's IR, its ranges from the call's arguments
         self.inlined: dict[Instr, Function] = {}
         self.cache: dict[Block, regs.Cached] = {}     # see select()
+        self.in_loops: set[Block] = set()
 
     # -- slots -----------------------------------------------------------------------------
     def allocate(self) -> int:
@@ -448,7 +449,7 @@ class Selection(OpSelection, FusedSelection):
                     continue                        # truth of a bool: the bool itself
                 else:
                     self.instr(b, i, ins)
-        if self.cache:
+        if self.in_loops:
             regs.apply(self, order)
         self.frame_bytes = (size + 8 * self.max_scratch + 15) & ~15
         for h in self.self_calls:

@@ -83,12 +83,12 @@ run:
 body:
   %body.p = getelementptr i64, ptr %fd, i64 3
   %body.f = load ptr, ptr %body.p, align 8
-  %s = call i32 %body.f(ptr %f, i64 1024, i64 0, double 0.0)
+  %s = call i32 %body.f(ptr %f, i64 1024, i64 0, double 0.0, i64 0, double 0.0)
   br label %exit
 too.deep:
   %stub.p = getelementptr i64, ptr %fd, i64 4
   %stub = load ptr, ptr %stub.p, align 8
-  %s2 = call i32 %stub(ptr %f, i64 1024, i64 0, double 0.0)
+  %s2 = call i32 %stub(ptr %f, i64 1024, i64 0, double 0.0, i64 0, double 0.0)
   br label %exit
 exit:
   %st = phi i32 [%s, %body], [%s2, %too.deep]

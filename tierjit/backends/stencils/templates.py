@@ -82,8 +82,9 @@ ELEMS = {"f64": ("double", None), "f32": ("float", "fpext"), "i64": ("i64", None
          "u32": ("i32", "zext"), "u16": ("i16", "zext"), "u8": ("i8", "zext"),
          "b1": ("i8", "zext")}
 # what a chain passes from stencil to stencil (see the module docstring)
-CHAIN = "ptr %f, i64 %p, i64 %r, double %d"
-REG_TYPES = {"r": "i64", "d": "double"}
+CHAIN = "ptr %f, i64 %p, i64 %r, double %d, i64 %ks, double %ke"
+REG_TYPES = {"r": "i64", "d": "double", "s": "i64", "e": "double"}
+_UNDEF = "i64 undef, double undef, i64 undef, double undef"    # no cached value passed on
 _REGS: dict[str, str] = {}      # hole -> register, while register variants are generated
 _ITEM_SIZE = {"double": 8, "float": 4, "i64": 8, "i32": 4, "i16": 2, "i8": 1}
 EXACT_LIMIT = 2 ** 53      # ints beyond this do not convert to double exactly
@@ -98,7 +99,7 @@ class _Body:
         self.cold: list[str] = []       # the guards' exits, after the body (see guard)
         self.n = itertools.count()
         self.regs = _REGS               # hole -> register (a register variant)
-        self.now = {"p": "%p", "r": "%r", "d": "%d"}    # the registers' values so far
+        self.now = {"p": "%p", "r": "%r", "d": "%d", "s": "%ks", "e": "%ke"}  # their values
         self.through: set[str] = set()  # the holes read or written through their register
         self.raw: set[str] = set()      # the holes whose address is taken (slot())
         self.written: set[str] = set()  # the holes stored to
@@ -151,8 +152,9 @@ class _Body:
     def chain_args(self, p: str | None = None) -> str:
         now = self.now
         if self.clobbers:
-            return f"ptr %f, i64 {p or now['p']}, i64 undef, double undef"
-        return f"ptr %f, i64 {p or now['p']}, i64 {now['r']}, double {now['d']}"
+            return f"ptr %f, i64 {p or now['p']}, {_UNDEF}"
+        return (f"ptr %f, i64 {p or now['p']}, i64 {now['r']}, double {now['d']}, "
+                f"i64 {now['s']}, double {now['e']}")
 
     def const(self, hole: str) -> str:
         # inline asm keeps the 64-bit movabs: LLVM would fold a plain `ptrtoint` stored to
@@ -178,7 +180,7 @@ class _Body:
         self.label(ok)
         r = f"%j{next(self.n)}"
         # a deopt reads the frame, never the registers
-        call = f"musttail call i32 @{target}(ptr %f, i64 undef, i64 undef, double undef)"
+        call = f"musttail call i32 @{target}(ptr %f, i64 undef, {_UNDEF})"
         self.cold += [f"{no}:", f"  {r} = {call}", f"  ret i32 {r}"]
 
     def finite(self, x: str) -> str:
@@ -793,7 +795,7 @@ def _call_self(nargs: int | None, nconsts: int | None) -> None:
                  f"{b(f'getelementptr i64, ptr {slots}, i64 {nargs + k}')}, align 8")
     b.do("br label %call")
     b.label("call")
-    b.do(f"%st.body = call i32 @JT(ptr {g}, i64 {POLL_EVERY}, i64 undef, double undef)")
+    b.do(f"%st.body = call i32 @JT(ptr {g}, i64 {POLL_EVERY}, {_UNDEF})")
     # Values kept across the call live in callee-saved registers, each pushed and popped on
     # every call: so the counter's address is loaded again (an immediate), the callee's
     # frame is found again as the stack pointer (where the alloca left it), and the status
@@ -1051,11 +1053,23 @@ def register_variants() -> list[tuple[dict[str, str], frozenset[str]]]:
     for holes in (("A", "C"), ("B", "C"), ("D", "C"), ("C",), ("A", "B", "C")):
         out.append(({h: "r" for h in holes}, frozenset(ints)))
         out.append(({h: "d" for h in holes}, frozenset(floats)))
+    # a value passed from one stencil to the next in a loop (regs.py): a result in %s or
+    # %e, an operand read from it
+    for reg, names in (("s", ints), ("e", floats)):
+        for holes in (("C",), ("A", "C"), ("B", "C"), ("D", "C"), ("A", "B", "C"), ("A",),
+                      ("B",), ("D",)):
+            out.append(({h: reg for h in holes}, frozenset(names)))
+    to_float = frozenset(n for n in floats if "_if" in n or n.startswith("i2f"))
+    out += [({"A": "s", "C": "e"}, to_float), ({"A": "s"}, to_float)]
+    to_float = frozenset(n for n in floats if "_fi" in n)
+    out += [({"B": "s", "C": "e"}, to_float), ({"B": "s"}, to_float)]
+    to_int = frozenset(("f2i", "floor_f2i", "ceil_f2i"))
+    out += [({"A": "e", "C": "s"}, to_int), ({"A": "e"}, to_int)]
     # the readers
     brs = frozenset([f"br_{c}_ii" for c in INT_CMP] + ["br_b", "br_not_b"])
-    out += [({"A": "r"}, brs), ({"B": "r"}, brs)]
+    out += [({"A": "r"}, brs), ({"B": "r"}, brs), ({"A": "s"}, brs), ({"B": "s"}, brs)]
     brs = frozenset(f"br_{n}{c}_ff" for c in FLOAT_CMP for n in ("", "not_"))
-    out += [({"A": "d"}, brs), ({"B": "d"}, brs)]
+    out += [({"A": "d"}, brs), ({"B": "d"}, brs), ({"A": "e"}, brs), ({"B": "e"}, brs)]
     index = {"s": (None,), "e1": (None, "TA"), "e2": (None, "TA", "TB")}
     index_y = {"s": (None,), "e1": (None, "TC"), "e2": (None, "TC", "E")}
     for sx, sy in itertools.product(OPERAND_SOURCES, repeat=2):
@@ -1102,7 +1116,8 @@ def module_text(triple: str, data_layout: str) -> str:
     parts += [f"@{h} = external dso_local global i8" for h in SMALL_HOLES]
     parts += [f'@{h} = external dso_local global i8, code_model "large"'
               for h in LARGE_HOLES + ("K3", "K4")]
-    parts += [f"declare dso_local i32 @{h}(ptr, i64, i64, double)" for h in JUMP_HOLES]
+    parts += [f"declare dso_local i32 @{h}(ptr, i64, i64, double, i64, double)"
+              for h in JUMP_HOLES]
     parts.append("declare dso_local i32 @ENTER(ptr, ptr, ptr)")
     parts.append("declare dso_local preserve_allcc i32 @SIGNALS()")
     parts.append("declare dso_local ptr @ENTRY(ptr, ptr, i64, ptr, ptr)")
