@@ -18,8 +18,8 @@ is rebuilt, never trusted.
 
     cache file = MAGIC | sha256(payload) | payload
     payload    = len(key) as u32 | key (the repr of its sorted items, UTF-8) | body
-    body       = marshal((stencils as tuples, constant data, the slots each writes,
-                        the stencils that pass no cached registers on))
+    body       = marshal((stencil names, each stencil's row, constant data))
+    row        = marshal(a stencil as a tuple), decoded when the stencil is first used
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ try:
 except ImportError:  # pragma: no cover - an interpreter built without it
     from hashlib import sha256
 
-MAGIC = b"TJSTENC3"
+MAGIC = b"TJSTENC4"
 _lock = threading.Lock()
 _library: Library | None = None
 
@@ -69,6 +69,10 @@ class Stencil:
     holes: tuple[Hole, ...]
     tail: int | None
     tail_target: str | None = None
+    # the holes of the frame slots it may write (None: not known, so any) and whether it
+    # passes no cached register on (templates.WRITES, CLOBBERS; regs.py)
+    writes: tuple[str, ...] | None = None
+    clobbers: bool = False
     # the names of its holes: selection asks for a deopt stub only where a stencil has a
     # DEOPT hole (a float add in Python's flavour, an access proven in bounds have none)
     hole_names: frozenset[str] = field(init=False, compare=False)
@@ -83,10 +87,6 @@ class Library:
     data: bytes                 # the object's read-only constants, shared by every stencil
     key: dict
     source: str                 # "cache" or "built"
-    # stencil name -> the holes of the frame slots it may write (templates.WRITES): what a
-    # stencil without a register variant may leave stale in a loop's registers (regs.py)
-    writes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    clobbers: frozenset[str] = frozenset()       # templates.CLOBBERS: the same, for calls
 
 
 class CachedStencils(Mapping):
@@ -96,17 +96,19 @@ class CachedStencils(Mapping):
 
     __slots__ = ("_decoded", "_rows")
 
-    def __init__(self, rows: tuple) -> None:
-        self._rows = {row[0]: row for row in rows}
+    def __init__(self, names: tuple, rows: tuple) -> None:
+        self._rows = dict(zip(names, rows))
         self._decoded: dict[str, Stencil] = {}
 
     def __getitem__(self, name: str) -> Stencil:
         st = self._decoded.get(name)
         if st is None:
-            _name, code, holes, tail, tail_target = self._rows[name]
+            _name, code, holes, tail, tail_target, writes, clobbers = \
+                marshal.loads(self._rows[name])
             # two threads may both decode one: the first stored is the one both use
             st = self._decoded.setdefault(name, Stencil(
-                name, code, tuple(Hole(*h) for h in holes), tail, tail_target))
+                name, code, tuple(Hole(*h) for h in holes), tail, tail_target, writes,
+                clobbers))
         return st
 
     def __contains__(self, name: object) -> bool:
@@ -286,28 +288,34 @@ def parse(obj: bytes, key: dict, source: str) -> Library:
             for h in holes:
                 if h.offset == len(code) - 4 and h.target in ("NEXT", "JT", "JF"):
                     tail, tail_target = len(code) - 5, h.target
-        stencils[sym.name[3:]] = Stencil(sym.name[3:], code, tuple(holes), tail, tail_target)
-    writes = {name: tuple(sorted(w)) for name, w in templates.WRITES.items()}
-    return Library(stencils, bytes(data), key, source, writes, frozenset(templates.CLOBBERS))
+        name = sym.name[3:]
+        writes = templates.WRITES.get(name)
+        stencils[name] = Stencil(name, code, tuple(holes), tail, tail_target,
+                                 None if writes is None else tuple(sorted(writes)),
+                                 name in templates.CLOBBERS)
+    return Library(stencils, bytes(data), key, source)
 
 
 def serialise(lib: Library) -> bytes:
     """The cache file's body: what parse() read, as plain tuples for marshal."""
+    stencils = lib.stencils.values()
     return marshal.dumps((
-        tuple((st.name, st.code, tuple((h.offset, h.kind, h.target, h.addend) for h in st.holes),
-               st.tail, st.tail_target) for st in lib.stencils.values()),
-        lib.data, dict(lib.writes), tuple(sorted(lib.clobbers))))
+        tuple(st.name for st in stencils),
+        tuple(marshal.dumps((st.name, st.code, tuple((h.offset, h.kind, h.target, h.addend)
+                                                     for h in st.holes),
+                             st.tail, st.tail_target, st.writes, st.clobbers))
+              for st in stencils),
+        lib.data))
 
 
 def deserialise(body: bytes, key: dict) -> Library:
     """serialise()'s inverse; raises ValueError (or TypeError, EOFError) on a malformed body."""
-    rows, data, writes, clobbers = marshal.loads(body)
-    if not rows or type(data) is not bytes or type(writes) is not dict \
-            or type(clobbers) is not tuple:
+    names, rows, data = marshal.loads(body)
+    if not rows or type(data) is not bytes or len(names) != len(rows):
         raise ValueError("empty stencil library")
-    if any(len(row) != 5 for row in rows):       # checked while a bad file can be rebuilt
+    if any(type(row) is not bytes for row in rows):   # checked while a bad file can be rebuilt
         raise ValueError("malformed stencil row")
-    return Library(CachedStencils(rows), data, key, "cache", writes, frozenset(clobbers))
+    return Library(CachedStencils(names, rows), data, key, "cache")
 
 
 def load(rebuild: bool = False) -> Library:

@@ -17,8 +17,8 @@ registers right inside the loop (`apply`):
   their slots after its moves (`load_r`, `load_d`, `load_rd`);
 - a stencil naming a cached slot becomes its variant when the library has one (templates'
   register_variants), for all those holes or for one register's; a cached slot it may
-  write otherwise (the library's `writes`) is loaded into its register again after it;
-- a stencil that calls other code passes no cached value on (the library's `clobbers`:
+  write otherwise (its `writes` in the library) is loaded into its register again after it;
+- a stencil that calls other code passes no cached value on (its `clobbers`:
   the registers need not be kept across the call), so both are loaded again after it.
 
 Guards and deopt stubs pass nothing on: a deopt reads the frame.
@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from ...ir.loops import natural_loops
 from ...ir.nodes import Block
 from . import frame as fr
-from . import library
 from .emit import Label
 from .templates import SMALL_HOLES, variant_suffix
 
@@ -125,8 +124,6 @@ def apply(sel, order: list[Block]) -> None:
     stencil to the next in %s or %e; renumber the pieces (block labels, labels in holes)
     when loads were inserted."""
     cache, stencils, pieces = sel.cache, sel.stencils, sel.pieces
-    lib = library.load()
-    writes, clobbers = lib.writes, lib.clobbers
     # where control may arrive other than from the piece before: %s and %e are unknown
     targets = set(sel.block_label.values())
     targets.update(v for _n, holes in pieces for v in holes.values() if type(v) is Label)
@@ -145,7 +142,8 @@ def apply(sel, order: list[Block]) -> None:
             name, holes = pieces[i]
             if name.startswith("load_"):
                 continue                # (an edge's loads into another loop are its own)
-            if name in clobbers:
+            st = stencils[name]
+            if st.clobbers:
                 if c is not None:
                     loads[i] = c.loads()
                 now["s"] = now["e"] = None
@@ -163,7 +161,7 @@ def apply(sel, order: list[Block]) -> None:
                     dyn[h] = "s"
                 elif h in _OPERANDS and v == now["e"]:
                     dyn[h] = "e"
-            written = writes.get(name)              # None: not known, so any
+            written = st.writes                     # None: not known, so any
             result = "C" in holes and "C" not in pin and (written is None or "C" in written)
             if not (pin or dyn or result):
                 continue
