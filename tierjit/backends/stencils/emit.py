@@ -24,7 +24,7 @@ from ...runtime.config import config
 from . import codemem
 from .library import Library
 from .relocs import R_X86_64_32, R_X86_64_32S, R_X86_64_64, R_X86_64_PC32, R_X86_64_PLT32
-from .templates import SMALL_HOLES
+from .templates import C_FUNCTIONS, LIBM, SMALL_HOLES
 
 _pack_q, _pack_i, _pack_I = struct.Struct("<q").pack_into, struct.Struct("<i").pack_into, \
     struct.Struct("<I").pack_into
@@ -322,9 +322,9 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     ext = _shared.get(id(lib))
     if ext is not None:
         return ext
-    cfuncs = sorted({h.target for st in lib.stencils.values() for h in st.holes
-                     if h.kind in (R_X86_64_PC32, R_X86_64_PLT32)
-                     and h.target not in _LOCAL})
+    # every C function templates.py declares (not read off the stencils: that would decode
+    # them all); one called but not declared gets a trampoline in its caller's region
+    cfuncs = sorted({*C_FUNCTIONS, *LIBM})
     # the trampolines: one "jump" piece per C function would do, but a data-only region of
     # jmp *0(%rip) + address is simpler: built as code by hand
     n = len(cfuncs)
