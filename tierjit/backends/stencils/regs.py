@@ -1,11 +1,12 @@
-"""Loop values cached in registers: one int and one double slot per innermost loop.
+"""Values in registers in loops: one int and one double slot per innermost loop, and the
+result one stencil passes to the next.
 
 Every value of baseline code lives in frame slots, so a value carried around a loop (a
 counter, a sum) makes a store-to-load round trip through memory every iteration: some five
 cycles on the loop's critical path where the LLVM tier's register takes one. So a chain of
-stencils also passes two registers along (`%r`, an i64, and `%d`, a double: templates.CHAIN),
-and inside an innermost loop each caches one slot: the int and the double parameter of the
-loop's header named most in the loop (a range counter, a sum).
+stencils also passes registers along (templates.CHAIN): inside an innermost loop `%r` (an
+i64) and `%d` (a double) each cache one slot, the int and the double parameter of the
+loop's header that the loop computes from itself and uses most (a range counter, a sum).
 
 The cache is written through: a stencil variant that writes a cached slot (`add_iu.Ar.Cr`:
 A read from `%r`, C written to both) stores the slot too, so the frame always holds every
@@ -20,6 +21,12 @@ registers right inside the loop (`apply`):
   write otherwise (its `writes` in the library) is loaded into its register again after it;
 - a stencil that calls other code passes no cached value on (its `clobbers`:
   the registers need not be kept across the call), so both are loaded again after it.
+
+In every loop block, `%ks` (an i64) and `%ke` (a double) also hold the slot the last `.Cs`
+or `.Ce` variant wrote, for the stencils after it that read it as an operand (`.As`, `.De`):
+mc_pi's `muladd_ii.Cs`, `mod_pow2.As.Cs`, `truediv_ifp.As.Ce`. That is forgotten where the
+slot is written without the register, after a call and where control may arrive from
+elsewhere (a block's start, a jump target); the slot being written too, nothing is loaded.
 
 Guards and deopt stubs pass nothing on: a deopt reads the frame.
 """
@@ -121,10 +128,10 @@ _OPERANDS = frozenset(("A", "B", "D"))
 def apply(sel, order: list[Block]) -> None:
     """Choose the register variant of every piece in a loop: the loop's cached slots (with
     loads after the stencils that may leave one stale), and the value passed from one
-    stencil to the next in %s or %e; renumber the pieces (block labels, labels in holes)
+    stencil to the next in %ks or %ke; renumber the pieces (block labels, labels in holes)
     when loads were inserted."""
     cache, stencils, pieces = sel.cache, sel.stencils, sel.pieces
-    # where control may arrive other than from the piece before: %s and %e are unknown
+    # where control may arrive other than from the piece before: %ks and %ke hold nothing known
     targets = set(sel.block_label.values())
     targets.update(v for _n, holes in pieces for v in holes.values() if type(v) is Label)
     block_of = sorted(((sel.block_label[b], b) for b in order), key=lambda t: t[0])
@@ -212,8 +219,8 @@ def _insert(sel, loads: dict[int, tuple[str, dict]]) -> None:
 def _variant(name: str, pin: dict[str, str], dyn: dict[str, str], result: bool,
              stencils) -> dict[str, str]:
     """The register variant of stencil `name` to use: for the holes naming the loop's
-    cached slots (pin), those reading the value %s or %e holds (dyn) and its result in %s
-    or %e (when `result`), or for as many of these as the library has a variant for; {}
+    cached slots (pin), those reading the value %ks or %ke holds (dyn) and its result in %ks
+    or %ke (when `result`), or for as many of these as the library has a variant for; {}
     for the stencil itself."""
     outs = ({"C": "s"}, {"C": "e"}) if result else ({},)
     for use in (*(pin | dyn | w for w in outs), pin | dyn, *(pin | w for w in outs),
