@@ -13,13 +13,14 @@ from . import (
     fallback,
     hot_loops,
     int_overflow,
+    loop_registers,
     math_funcs,
     ranges,
     tuples,
 )
 
 TOPICS = (arithmetic, int_overflow, division, compare_bool, control_flow, ranges, tuples, calls,
-          math_funcs, builtins_, arrays, arrays_create, hot_loops, fallback,
+          math_funcs, builtins_, arrays, arrays_create, hot_loops, loop_registers, fallback,
           adversarial)
 
 ALL_PROGRAMS = [p for topic in TOPICS for p in topic.PROGRAMS]

@@ -1,0 +1,129 @@
+"""Loops whose values the baseline tier keeps in registers (backends/stencils/regs.py).
+
+A loop's counter and sum, and the result one stencil passes to the next, live in registers
+as well as in their frame slots. Each program here meets a way a register could go stale or
+be read at the wrong moment: a slot written by a stencil without a register variant, a call
+into Python, a deopt in the middle of the loop, loops nested and side by side, a chain of
+results passed from stencil to stencil.
+"""
+
+import numpy as np
+
+from ..harness import program
+
+PROGRAMS = [
+    program("regs_dot", """
+        @jit
+        def f(a, b):
+            s = 0.0
+            for i in range(a.shape[0]):
+                s += a[i] * b[i]
+            return s
+        """, [(np.arange(7.0), np.linspace(0.5, 2.0, 7)), (np.zeros(0), np.zeros(0)),
+              (np.array([np.inf, 1.0]), np.array([2.0, 1.0]))]),
+    program("regs_matmul", """
+        @jit
+        def f(a, b, c):
+            total = 0.0
+            for i in range(a.shape[0]):
+                for j in range(b.shape[1]):
+                    s = 0.0
+                    for k in range(a.shape[1]):
+                        s += a[i, k] * b[k, j]
+                    c[i, j] = s
+                    total += s
+            return total
+        """, [tuple(np.random.default_rng(3).random((3, 6, 6)))]),
+    # t ** 2 has no register variant: it writes t's slot, and t's register is loaded again
+    program("regs_power", """
+        @jit
+        def f(t, limit):
+            while t < limit:
+                t = t ** 2
+            return t
+        """, [(2, 1000), (-3, 5), (3, 10**12), (2, 2**62), (5, 2), (1, 0)]),
+    # math.sin's result moves into the sum's slot by a move without a double variant
+    program("regs_sines", """
+        import math
+
+        @jit
+        def f(n, s):
+            for _ in range(n):
+                s = math.sin(s)
+            return s
+        """, [(10, 1.0), (0, 0.5), (50, -2.0), (3, float("inf"))]),
+    # a call into Python (np.zeros): no register survives it
+    program("regs_python_call", """
+        import numpy as np
+
+        @jit
+        def f(n):
+            t, s = 0, 0.0
+            for i in range(n):
+                z = np.zeros(2)
+                z[0] = i
+                t += i
+                s += z[0]
+            return t, s
+        """, [(0,), (1,), (17,)]),
+    # past 64 bits, a zero divisor: deopts in the middle of a loop with cached values
+    program("regs_deopt_mid_loop", """
+        @jit
+        def f(n, k, x):
+            t, s = 1, 0.0
+            for _ in range(n):
+                t = t * k
+                s += x
+            return t, s
+        """, [(10, 3, 0.5), (70, 3, 0.25), (200, -7, 1.5), (1, 2**62, 2.0),
+              (5, 2**32, np.float64(1.0))]),
+    program("regs_zero_divisor_mid_loop", """
+        @jit
+        def f(n, x):
+            s = 0.0
+            for i in range(n):
+                s += x / (n - i - 3)
+            return s
+        """, [(2, 1.0), (6, 2.0), (10, 0.5)]),
+    # inner loops with their own cached values, one after the other in the outer loop's body
+    program("regs_nested", """
+        @jit
+        def f(n, m):
+            total, count = 0.0, 0
+            for i in range(n):
+                s = 0.0
+                j = 0
+                while j < m:
+                    s += i * 0.5 + j
+                    j += 1
+                for k in range(i):
+                    count += k
+                total += s
+            return total, count
+        """, [(0, 3), (1, 0), (4, 5), (9, 2)]),
+    # state's chain: each result is the next stencil's operand, passed in a register (and,
+    # divided, in the double one)
+    program("regs_passed_results", """
+        @jit
+        def f(n, state):
+            inside = 0
+            for _ in range(n):
+                state = (1664525 * state + 1013904223) % 4294967296
+                x = state / 4294967296.0
+                state = (1103515245 * state + state // 3) % 2147483648
+                if x * x + (state / 2147483648.0) ** 0.5 <= 1.0:
+                    inside += 1
+            return inside, state
+        """, [(20, 7), (50, 12345), (0, 1), (3, 2**40), (7, -5)]),
+    # u ** 2 overwrites the slot of a result passed in a register
+    program("regs_passed_result_overwritten", """
+        @jit
+        def f(n, k):
+            t = 0
+            for i in range(n):
+                u = i * k + 1
+                u = u ** 2
+                t = t + u * 3 - i
+            return t
+        """, [(10, 3), (0, 1), (6, 2**20), (40, 2**31), (5, -7)]),
+]
