@@ -58,15 +58,14 @@ class Cached:
         return "load_d", {"A": self.d}
 
 
-def plan(sel) -> dict[Block, Cached]:
-    """Block -> what its innermost loop caches, for the loops worth it: the parameter of the
-    loop header of one int slot, and the one of one double slot (a float | np.float64's
-    double), used most (sel.uses) among those the loop computes from themselves (a counter,
-    a sum: see _recurrence); not in a loop headed by the function's entry block (the
-    prologue enters that, loading nothing)."""
+def plan(sel) -> tuple[dict[Block, Cached], set[Block]]:
+    """Block -> what its innermost loop caches, for the loops worth it, and the blocks in
+    loops. A loop caches the parameter of its header of one int slot, and the one of one
+    double slot (a float | np.float64's double), used most (sel.uses) among those the loop
+    computes from themselves (a counter, a sum: see _recurrence); not in a loop headed by
+    the function's entry block (the prologue enters that, loading nothing)."""
     fn = sel.fn
     loops = natural_loops(fn, sel.dom, sel.preds)
-    sel.in_loops = set().union(*loops.values())
     offset, uses = sel.offset, sel.uses
     out: dict[Block, Cached] = {}
     for h, body in loops.items():
@@ -91,7 +90,7 @@ def plan(sel) -> dict[Block, Cached]:
             c = Cached(best.get("r", (0, None))[1], best.get("d", (0, None))[1])
             for b in body:
                 out[b] = c
-    return out
+    return out, set().union(*loops.values())
 
 
 def _recurrence(sel, p, v) -> bool:

@@ -376,7 +376,8 @@ class Selection(OpSelection, FusedSelection):
         size = self.allocate()
         order = _layout(fn)
         # loops whose counter and sum live in registers (regs.py): none without a loop
-        self.cache = regs.plan(self) if len(order) > 1 else {}
+        if len(order) > 1:
+            self.cache, self.in_loops = regs.plan(self)
         uses = self.uses
         self.max_scratch = 0
         o, pieces, at, stub = self.offset, self.pieces, self.fs.at, self.stub
