@@ -56,21 +56,38 @@ def _arity_error(ins) -> str | None:
 
 
 def dominators(fn: Function) -> dict[Block, set[Block]]:
-    """Dominator sets by the classic iterative data-flow; fine for functions of our size."""
+    """Dominator sets of the blocks reachable from the entry: the immediate dominators by
+    Cooper, Harvey & Kennedy's iterative algorithm ("A Simple, Fast Dominance Algorithm"),
+    then each block's set as its immediate dominator's plus itself."""
     order = reverse_postorder(fn)
     preds = predecessors(fn)
-    every = set(order)
-    dom = {b: set(every) for b in order}
-    dom[fn.entry] = {fn.entry}
+    number = {b: i for i, b in enumerate(order)}
+    entry = order[0]
+    idom: dict[Block, Block] = {entry: entry}
     changed = True
     while changed:
         changed = False
         for b in order[1:]:
-            ps = [dom[p] for p in preds[b] if p in dom]
-            new = set.intersection(*ps) if ps else set()
-            new = new | {b}
-            if new != dom[b]:
-                dom[b], changed = new, True
+            new = None
+            for p in preds[b]:
+                if p not in idom:           # not processed yet, or unreachable
+                    continue
+                if new is None:
+                    new = p
+                    continue
+                x, y = p, new               # their nearest common dominator
+                while x is not y:
+                    while number[x] > number[y]:
+                        x = idom[x]
+                    while number[y] > number[x]:
+                        y = idom[y]
+                new = x
+            if idom.get(b) is not new:
+                idom[b] = new
+                changed = True
+    dom = {entry: {entry}}
+    for b in order[1:]:                     # an immediate dominator comes first in RPO
+        dom[b] = dom[idom[b]] | {b}
     return dom
 
 

@@ -48,10 +48,12 @@ def hoist_bounds_checks(fn: Function, avoid: frozenset = frozenset()) -> Functio
         if step_c is None or step_c.op is not Op.CONST or type(step_c.attr) is not int \
                 or step_c.attr <= 0 or start.range is None or start.range[0] < 0:
             continue
-        ivs = {ins.result for b in body for ins in b.instrs if ins.op is Op.RANGE_ITEM
+        # in the function's block order, not the set's (by address): the same code every time
+        blocks = [b for b in fn.blocks if b in body]
+        ivs = {ins.result for b in blocks for ins in b.instrs if ins.op is Op.RANGE_ITEM
                and ins.args[:3] == [start, stop, step] and ins.args[3] is k}
         wanted: dict[tuple, list[tuple[Instr, int]]] = {}
-        for b in body:
+        for b in blocks:
             for ins in b.instrs:
                 if ins.op not in (Op.GETITEM, Op.SETITEM) or \
                         not isinstance(ins.args[0].type, ArrayT):

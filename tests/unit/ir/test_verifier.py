@@ -239,3 +239,40 @@ def test_dominators_of_a_diamond():
     assert dom[join] == {entry, join}
     assert dom[then] == {entry, then}
     assert dom[entry] == {entry}
+
+
+def _reachable_without(fn: Function, removed: Block | None) -> set[Block]:
+    seen, todo = set(), [fn.entry]
+    while todo:
+        b = todo.pop()
+        if b is removed or b in seen:
+            continue
+        seen.add(b)
+        todo.extend(b.successors)
+    return seen
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_dominators_match_their_definition_on_random_graphs(seed):
+    """d dominates b exactly when b cannot be reached once d is taken away; random graphs
+    with loops, irreducible parts and unreachable blocks."""
+    import random
+    rng = random.Random(seed)
+    fn, b, entry = _fn("x")
+    x = entry.params[0]
+    blocks = [entry] + [b.new_block() for _ in range(rng.randint(1, 24))]
+    for blk in blocks:
+        b.at(blk)
+        shape = rng.random()
+        if shape < 0.15:
+            b.ret(x)
+        elif shape < 0.45:
+            b.jump(rng.choice(blocks))
+        else:
+            b.branch(x, rng.choice(blocks), [], rng.choice(blocks), [])
+    dom = dominators(fn)
+    reachable = _reachable_without(fn, None)
+    assert set(dom) == reachable
+    for blk in reachable:
+        want = {d for d in reachable if d is blk or blk not in _reachable_without(fn, d)}
+        assert dom[blk] == want, blk.id

@@ -122,6 +122,7 @@ def enters(cache: dict[Block, Cached], src: Block, target: Block) -> Cached | No
 
 
 _OPERANDS = frozenset(("A", "B", "D"))
+_SMALL = frozenset(SMALL_HOLES)
 
 
 def apply(sel, order: list[Block]) -> None:
@@ -141,10 +142,10 @@ def apply(sel, order: list[Block]) -> None:
             continue
         c = cache.get(b)
         r, d = (c.r, c.d) if c is not None else (None, None)
-        now: dict[str, int | None] = {"s": None, "e": None}     # the slot each holds
+        ks = ke = None                      # the slot %ks, %ke holds
         for i in range(start, bounds[k + 1]):
             if i in targets:
-                now["s"] = now["e"] = None
+                ks = ke = None
             name, holes = pieces[i]
             if name.startswith("load_"):
                 continue                # (an edge's loads into another loop are its own)
@@ -152,41 +153,47 @@ def apply(sel, order: list[Block]) -> None:
             if st.clobbers:
                 if c is not None:
                     loads[i] = c.loads()
-                now["s"] = now["e"] = None
+                ks = ke = None
                 continue
             pin, dyn = {}, {}
-            for h in SMALL_HOLES:
-                v = holes.get(h)
-                if v is None:
+            for h, v in holes.items():
+                if v is None or h not in _SMALL:
                     continue
                 if v == r:
                     pin[h] = "r"
                 elif v == d:
                     pin[h] = "d"
-                elif h in _OPERANDS and v == now["s"]:
-                    dyn[h] = "s"
-                elif h in _OPERANDS and v == now["e"]:
-                    dyn[h] = "e"
+                elif h in _OPERANDS:
+                    if v == ks:
+                        dyn[h] = "s"
+                    elif v == ke:
+                        dyn[h] = "e"
             written = st.writes                     # None: not known, so any
             result = "C" in holes and "C" not in pin and (written is None or "C" in written)
             if not (pin or dyn or result):
                 continue
-            use = _variant(name, pin, dyn, result, stencils)
+            use, vname = _variant(name, pin, dyn, result, stencils)
             if use:
-                pieces[i] = (f"{name}.{variant_suffix(use)}", holes)
+                pieces[i] = (vname, holes)
             stale = {reg for h, reg in pin.items()
                      if h not in use and (written is None or h in written)}
             if stale:
                 loads[i] = Cached(r if "r" in stale else None,
                                   d if "d" in stale else None).loads()
-            for h in SMALL_HOLES if written is None else written:
-                v = holes.get(h)
-                for reg in ("s", "e"):
-                    if v is not None and v == now[reg] and use.get(h) != reg:
-                        now[reg] = None
+            if ks is not None or ke is not None:
+                for h in SMALL_HOLES if written is None else written:
+                    v = holes.get(h)
+                    if v is None:
+                        continue
+                    if v == ks and use.get(h) != "s":
+                        ks = None
+                    if v == ke and use.get(h) != "e":
+                        ke = None
             reg = use.get("C")
-            if reg in now:
-                now[reg] = holes["C"]
+            if reg == "s":
+                ks = holes["C"]
+            elif reg == "e":
+                ke = holes["C"]
     if loads:
         _insert(sel, loads)
 
@@ -215,15 +222,35 @@ def _insert(sel, loads: dict[int, tuple[str, dict]]) -> None:
     pieces[:] = new
 
 
+# (the library's stencils, {(name, pin, dyn, result): _variant's answer}): the same few
+# questions come back in every loop of every compile, and each costs up to nine names built
+# and looked up
+_chosen: tuple[object, dict] = (None, {})
+
+
 def _variant(name: str, pin: dict[str, str], dyn: dict[str, str], result: bool,
-             stencils) -> dict[str, str]:
-    """The register variant of stencil `name` to use: for the holes naming the loop's
-    cached slots (pin), those reading the value %ks or %ke holds (dyn) and its result in %ks
-    or %ke (when `result`), or for as many of these as the library has a variant for; {}
-    for the stencil itself."""
+             stencils) -> tuple[dict[str, str], str]:
+    """The register variant of stencil `name` to use, and its name: for the holes naming the
+    loop's cached slots (pin), those reading the value %ks or %ke holds (dyn) and its result
+    in %ks or %ke (when `result`), or for as many of these as the library has a variant for;
+    ({}, name) for the stencil itself."""
+    global _chosen
+    lib, chosen = _chosen
+    if lib is not stencils:
+        chosen = {}
+        _chosen = (stencils, chosen)
+    key = (name, *pin.items(), "|", *dyn.items(), result)
+    answer = chosen.get(key)
+    if answer is None:
+        answer = chosen[key] = _choose(name, pin, dyn, result, stencils)
+    return answer
+
+
+def _choose(name: str, pin: dict[str, str], dyn: dict[str, str], result: bool,
+            stencils) -> tuple[dict[str, str], str]:
     outs = ({"C": "s"}, {"C": "e"}) if result else ({},)
     for use in (*(pin | dyn | w for w in outs), pin | dyn, *(pin | w for w in outs),
                 *(dyn | w for w in outs), pin, dyn, *outs):
-        if use and f"{name}.{variant_suffix(use)}" in stencils:
-            return use
-    return {}
+        if use and (vname := f"{name}.{variant_suffix(use)}") in stencils:
+            return use, vname
+    return {}, name
