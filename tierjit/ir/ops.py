@@ -67,13 +67,15 @@ class Op(enum.Enum):
     RETURN = "return"          # return args[0]
     RAISE = "raise"            # raise attr = (exception class, constant args)
 
+    # by value: hashing a member is a Python-level call on 3.11, and these run for every
+    # instruction of every compile
     @property
     def is_terminator(self) -> bool:
-        return self in _TERMINATORS
+        return self._value_ in _TERMINATOR_VALUES
 
     @property
     def has_result(self) -> bool:
-        return self not in _NO_RESULT
+        return self._value_ not in _NO_RESULT_VALUES
 
 
 BINARY_OPS = frozenset({
@@ -83,8 +85,8 @@ BINARY_OPS = frozenset({
 UNARY_OPS = frozenset({Op.NEG, Op.POS, Op.INVERT})
 COMPARE_OPS = frozenset({Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE})
 IDENTITY_OPS = frozenset({Op.IS, Op.IS_NOT})
-_TERMINATORS = frozenset({Op.JUMP, Op.BRANCH, Op.RETURN, Op.RAISE})
-_NO_RESULT = _TERMINATORS | {Op.SETITEM, Op.GUARD_INBOUNDS}
+_TERMINATOR_VALUES = frozenset(op.value for op in (Op.JUMP, Op.BRANCH, Op.RETURN, Op.RAISE))
+_NO_RESULT_VALUES = _TERMINATOR_VALUES | {Op.SETITEM.value, Op.GUARD_INBOUNDS.value}
 
 # Python's spelling of each operator, shared by the printer, the tier-0 emitter and the
 # type rules (which evaluate the operator on sample values).

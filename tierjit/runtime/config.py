@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 # Only os (loaded by every interpreter) at import: `import tierjit` must stay ~1 ms.
 
 _INF = float("inf")
-_OBSERVED = 8     # cold calls of a function without loops sampled by the value profile
+_OBSERVED = 8     # the last cold calls of a function without loops sampled by the value
+                  # profile (besides calls 1, 2, 4, 8, ...)
 
 _FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log",
            "osr_backedges", "watch_seconds", "watch_size", "perf", "specialise_values")

@@ -80,8 +80,11 @@ class Shim:
                     d.find_loops()
                 if not d.loops:
                     # No loops: hot by count alone, so no clock (see ColdDispatcher.loops), and
-                    # the value profile samples the last calls before that count.
-                    if n > _config._observe_at and d.profile is not False and not kwargs:
+                    # the value profile samples calls 1, 2, 4, 8, ... and the last ones before
+                    # that count: an argument that changes only every few hundred calls (the
+                    # outer index of a loop nest calling the function) is seen to change.
+                    if (n > _config._observe_at or not n & (n - 1)) \
+                            and d.profile is not False and not kwargs:
                         d.observe(args)
                     return d.py_func(*args, **kwargs)
                 # a function with loops runs counting tier 0 (runtime.osr), decided before the
