@@ -101,6 +101,8 @@ def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
     # truncated
     path.write_bytes(good[:50])
     assert library.read_cache(path, key) is None
+    path.write_bytes(good[:-1000])
+    assert library.read_cache(path, key) is None
     # stale: written for another key (another llvmlite, CPU or template)
     other = dict(key, llvmlite="0.0.0")
     library.write_cache(path, other, library.serialise(lib))
@@ -109,7 +111,7 @@ def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
     assert library.load().source == "built"
     assert library.read_cache(path, key) is not None
     assert not list(tmp_path.glob("*.new"))            # no temporary file left behind
-    # a body the digest vouches for but that is not a library: rebuilt
+    # a body the checksum vouches for but that is not a library: rebuilt
     library.write_cache(path, key, b"not marshal data")
     monkeypatch.setattr(library, "_library", None)
     assert library.load().source == "built"
