@@ -60,7 +60,9 @@ def infer(fn: Function, arg_types: tuple[Type, ...], key=None,
     try:
         for _ in range(MAX_ROUNDS):
             typed = _infer_once(fn, arg_types, typer)
-            if typed.return_type == typer.in_progress[key]:
+            # final when it equals the approximation it was computed with, or when nothing
+            # asked for that approximation (no recursive call: one round is enough)
+            if typed.return_type == typer.in_progress[key] or key not in typer.used:
                 # mutual recursion: a callee inferred inside its caller's inference sees
                 # the caller's approximation; the caller's own fixpoint finishes the job
                 typed.partial = bool(typer.used & outer)

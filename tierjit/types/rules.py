@@ -31,6 +31,9 @@ _PY_OPS = {
     Op.INVERT: operator.invert,
 }
 
+# by value: hashing an Enum member is a Python-level call on 3.11
+_PY_OPS_BY_VALUE = {op.value: fn for op, fn in _PY_OPS.items()}
+
 
 def samples(t: Scalar) -> list:
     """Sample values of a scalar type, safe for every operator (non-zero, small)."""
@@ -77,8 +80,10 @@ def _trial(fn, arg_types: tuple[Scalar, ...]) -> Type:
                       f"{', '.join(map(str, arg_types))}", 0, f"{type(err).__name__}: {err}")
 
 
-def _over_members(fn, arg_types: list[Type]) -> Type:
-    """Apply a scalar rule to every combination of union members and join the results."""
+@functools.lru_cache(maxsize=4096)
+def _over_members(fn, arg_types: tuple[Type, ...]) -> Type:
+    """Apply a scalar rule to every combination of union members and join the results.
+    (Cached: type inference asks the same few questions hundreds of times per function.)"""
     import itertools
     result = None
     for combo in itertools.product(*(sorted(members(t), key=str) for t in arg_types)):
@@ -97,8 +102,9 @@ def _index_type_ok(t: Type) -> bool:
 
 def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | None:
     """The type of `op(args)`; None when the op has no result. Raises Unsupported."""
-    if op in _PY_OPS:
-        return _over_members(_PY_OPS[op], args)
+    py_op = _PY_OPS_BY_VALUE.get(op._value_)
+    if py_op is not None:
+        return _over_members(py_op, tuple(args))
     if op in (Op.IS, Op.IS_NOT):
         # identity of numbers is CPython's object identity, which native code does not
         # keep; with None on one side it is decided by the types alone
@@ -145,7 +151,7 @@ def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | Non
     if op is Op.CALL_BUILTIN:
         return _builtin_type(attr, args)
     if op is Op.CALL_MATH:
-        return _over_members(getattr(math, attr), args)
+        return _over_members(getattr(math, attr), tuple(args))
     if op is Op.CALL_NUMPY:
         return _numpy_type(attr, args)
     if op is Op.CALL_JIT:
@@ -203,7 +209,7 @@ def _builtin_type(name: str, args: list[Type]) -> Type:
         return Scalar(_BUILTINS[name])
     if name == "abs" and len(args) == 1 and isinstance(args[0], Scalar) and args[0].py is bool:
         return INT
-    return _over_members(_BUILTINS[name], args)
+    return _over_members(_BUILTINS[name], tuple(args))
 
 
 def _numpy_type(attr, args: list[Type]) -> Type:
