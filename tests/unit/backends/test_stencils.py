@@ -119,8 +119,9 @@ def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
 
 def test_cache_key_names_what_shapes_the_code():
     key = _key()
-    assert {"tierjit", "python", "machine", "llvmlite", "llvmlite_lib", "cpu",
+    assert {"format", "tierjit", "python", "machine", "llvmlite", "llvmlite_lib", "cpu",
             "templates"} <= set(key)
+    assert key["format"] == library.MAGIC.decode(), "two formats must not share one file"
     assert key["cpu"] and key["templates"]
     assert key["llvmlite_lib"], "llvmlite's shared library (LLVM's version) is part of the key"
 

@@ -9,7 +9,7 @@ process that finds the cache valid neither starts LLVM nor parses ELF (a baselin
 program never loads llvmlite's shared library).
 
 The cache file is keyed by everything that shaped the code, all of it known without LLVM:
-tierjit's and Python's versions, llvmlite's version and the identity of its shared library
+its format, tierjit's and Python's versions, llvmlite's version and the identity of its shared library
 (which fixes LLVM's version), the machine and the CPU (its model and feature flags, from
 /proc/cpuinfo; where that file does not exist, LLVM's own host CPU name and features) and a
 digest of the template sources. It is written atomically (a temporary file, then
@@ -152,7 +152,10 @@ def cache_key() -> dict:
     for module in (templates, shared_ir):
         with open(module.__file__, "rb") as f:
             sources.update(f.read())
-    key = {"tierjit": __version__, "python": sys.version, "machine": os.uname().machine,
+    # the file format too: two tierjit trees of one version sharing a cache directory would
+    # otherwise take turns rebuilding one file
+    key = {"format": MAGIC.decode(), "tierjit": __version__, "python": sys.version,
+           "machine": os.uname().machine,
            "llvmlite": llvmlite.__version__, "llvmlite_lib": _llvmlite_library(llvmlite),
            "cpu": _cpu_identity(), "templates": sources.hexdigest()}
     if key["cpu"] is None:
