@@ -78,13 +78,22 @@ def _find_def(pyfunc, src: str) -> ast.FunctionDef | None:
     if src[:1].isspace():        # a method or nested function: its lines share an indent
         import textwrap          # (~1.5 ms to load: its regexes)
         src = textwrap.dedent(src)
-    tree = astlock.parse(src)
     code = pyfunc.__code__
-    for node in ast.walk(tree):             # breadth first: the outermost comes first
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                node.name == code.co_name:
-            # co_firstlineno is the line of the first decorator, when there is one
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            ast.increment_lineno(tree, code.co_firstlineno - first)
-            return node
-    return None
+    # blank lines before it, so that the parser numbers its lines as the file does (moving
+    # the numbers afterwards walks the whole tree in Python)
+    tree = astlock.parse("\n" * (code.co_firstlineno - 1) + src)
+    name = code.co_name
+
+    def named(node) -> bool:
+        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+
+    # the outermost definition: normally the first statement; else breadth first
+    body = tree.body
+    node = body[0] if body and named(body[0]) else next(filter(named, ast.walk(tree)), None)
+    if node is None:
+        return None
+    # co_firstlineno is the line of the first decorator, when there is one
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    if first != code.co_firstlineno:
+        ast.increment_lineno(tree, code.co_firstlineno - first)
+    return node

@@ -7,6 +7,9 @@ read (`a.shape[d]`, `len(a)`, `a.size`) is followed by one GUARD_RANGE to [0, 2*
 the value ranges of passes/ranges.py then bound every loop variable and index derived from
 it, and the guards they make unnecessary go. A guard that fails deoptimises like any other;
 one that fails often is left out of the next version (`avoid` holds ("dims", value id)).
+
+It needs no ranges, so it runs before they are first computed (passes/pipeline.py), which
+then see its guards: no second computation.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from __future__ import annotations
 from ..ir.nodes import Function, Instr, Value
 from ..ir.ops import Op
 from ..types.lattice import ArrayT
-from .ranges import compute_ranges
 
 DIM_LIMIT = 2 ** 30
 
@@ -56,4 +58,4 @@ def speculate_small_dims(fn: Function, avoid: frozenset = frozenset()) -> Functi
             ins.args = [guards.get(a, a) for a in ins.args]
             for e in ins.targets:
                 e.args = [guards.get(a, a) for a in e.args]
-    return compute_ranges(fn)
+    return fn

@@ -27,8 +27,8 @@ VERIFY = os.environ.get("TIERJIT_VERIFY", "") not in ("", "0")
 PIPELINE = (
     fold_constants,        # evaluate ops over constants at compile time, exactly as Python
     eliminate_dead_code,   # drop instructions whose results are unused and cannot fail
-    compute_ranges,        # bounds of int values: guards native code can leave out
     speculate_small_dims,  # array dimensions stay below 2**30 (one guard where read)
+    compute_ranges,        # bounds of int values: guards native code can leave out
     speculate_loop_ranges,  # a loop variable stays in its loop's range (one guard at entry)
     hoist_bounds_checks,   # a counted loop's affine indices checked once, before the loop
 )
