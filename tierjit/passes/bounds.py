@@ -34,7 +34,7 @@ def hoist_bounds_checks(fn: Function, avoid: frozenset = frozenset()) -> Functio
     home = {v: b for b in fn.blocks for v in b.params}
     home.update((ins.result, b) for b in fn.blocks for ins in b.instrs if ins.result is not None)
     hoisted = False
-    for h, body in natural_loops(fn).items():
+    for h, body in natural_loops(fn, dom, preds).items():
         if ("inbounds", h.id) in avoid:
             continue
         back = {b for b in preds[h] if h in dom.get(b, ())}

@@ -181,7 +181,7 @@ def _counters(fn: Function) -> tuple[dict[Value, tuple[int, Value, set]],
     found: dict[Value, tuple[int, Value, set]] = {}
     counts: dict[Value, tuple[Value, set]] = {}
     defs = {ins.result: ins for b in fn.blocks for ins in b.instrs if ins.result is not None}
-    for h in natural_loops(fn):
+    for h in natural_loops(fn, dom):
         back = {b for b in fn.blocks if h in b.successors and h in dom.get(b, ())}
         k = _iteration_count(h, back, defs) if back else None
         if k is None:

@@ -219,7 +219,7 @@ def _emit(fn: Function, entry: FrameState | None, osr: "OsrHook | None" = None) 
             npreds[s] += 1
     elif entry is not None:
         npreds[start] += 1
-    em.cases = {b for b in fn.blocks if npreds[b] > 1} - _duplicated(fn, npreds)
+    em.cases = {b for b in fn.blocks if npreds[b] > 1} - _duplicated(fn, preds, npreds)
     em.conditions = _branch_conditions(fn, entry)
     params = fn.entry.params if entry is None else list(entry.live)
     em.out(f"def _tier0({', '.join(_v(p) for p in params)}):")
@@ -284,12 +284,13 @@ def _branch_conditions(fn: Function, entry: FrameState | None) -> dict[Value, In
 TAIL_INSTRS = 8       # instructions a merge point (and what only it leads to) may have to be copied
 
 
-def _duplicated(fn: Function, npreds: dict[Block, int]) -> set[Block]:
+def _duplicated(fn: Function, preds: dict[Block, list[Block]],
+                npreds: dict[Block, int]) -> set[Block]:
     """Merge points to emit inline at each predecessor: not loop headers, and with what only
     they lead to at most TAIL_INSTRS instructions that end in jumps to loop headers, returns
     or raises (so no copy contains another)."""
     from ...ir.loops import natural_loops
-    headers = set(natural_loops(fn))
+    headers = set(natural_loops(fn, preds=preds))
     out = set()
     for b in fn.blocks:
         if npreds[b] <= 1 or b in headers:
