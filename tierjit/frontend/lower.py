@@ -38,7 +38,7 @@ _CMPOPS = {
 ARRAY_ATTRS = frozenset({"shape", "size", "ndim", "real", "imag"})
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class _Loop:
     cont: Block        # where `continue` goes
     brk: Block         # where `break` goes

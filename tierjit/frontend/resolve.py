@@ -24,7 +24,7 @@ CONSTANT_TYPES = (int, float, complex, bool, type(None))
 _MISSING = object()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Resolved:
     """What a free name (or a module attribute) refers to at compile time."""
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..types.lattice import Type
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Value:
     """An SSA value: a block parameter or the result of one instruction."""
 
@@ -41,7 +41,7 @@ class Edge:
     args: list[Value]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Instr:
     """One operation. Terminators (JUMP, BRANCH, RETURN, RAISE) carry their edges in targets."""
 
@@ -58,7 +58,7 @@ class Instr:
         return f"<{self.op.value} {self.args}>"
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Block:
     """A basic block: parameters, a non-empty list of instructions, a terminator last."""
 

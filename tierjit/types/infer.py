@@ -22,7 +22,7 @@ from .rules import result_type
 MAX_ROUNDS = 50
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Typed:
     """The result of inferring one function for one tuple of argument types."""
 

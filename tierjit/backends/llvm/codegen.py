@@ -52,7 +52,7 @@ _counter = itertools.count()
 _counter_lock = threading.Lock()
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class NativeCode:
     """A compiled specialisation: what the dispatcher needs to call it and to resume it."""
 

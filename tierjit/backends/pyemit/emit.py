@@ -50,7 +50,7 @@ def _v(v: Value) -> str:
     return f"_v{v.id}"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Emitter:
     fn: Function
     ns: dict[str, Any] = field(default_factory=dict)
@@ -318,7 +318,7 @@ def _builtin(name: str):
     return getattr(builtins, name)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class OsrHook:
     """What tier 0 needs to offer its loops for OSR: the points, the callable asked at each
     (`poll(header, *live)` returns the call's result or NOT_READY) and the countdown."""

@@ -35,7 +35,7 @@ _TRUE = id(True)
 DEPTH_SITE = 0xFFFF        # the deopt "site" of that: not a failed guard, not counted
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class BaselineCode:
     entry_address: int
     core_address: int

@@ -84,7 +84,7 @@ class Stencil:
         object.__setattr__(self, "hole_names", frozenset(h.target for h in self.holes))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Library:
     stencils: Mapping[str, Stencil]
     data: bytes                 # the object's read-only constants, shared by every stencil

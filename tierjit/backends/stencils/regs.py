@@ -42,7 +42,7 @@ from .emit import Label
 from .templates import SMALL_HOLES, variant_suffix
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Cached:
     """The slots cached in registers in one loop (None: that register caches nothing)."""
 
