@@ -40,6 +40,8 @@ ARRAY_ATTRS = frozenset({"shape", "size", "ndim", "real", "imag"})
 
 @dataclass(slots=True, eq=False, repr=False)
 class _Loop:
+    """The innermost enclosing loop: where `break` and `continue` jump to."""
+
     cont: Block        # where `continue` goes
     brk: Block         # where `break` goes
 

@@ -39,6 +39,8 @@ class Scalar(Type):
 
 @dataclass(frozen=True, slots=True)
 class TupleT(Type):
+    """A Python tuple of known length and these item types."""
+
     items: tuple[Type, ...]
 
     def __str__(self) -> str:
@@ -47,6 +49,8 @@ class TupleT(Type):
 
 @dataclass(frozen=True, slots=True)
 class ArrayT(Type):
+    """A numpy.ndarray of this dtype and number of dimensions, C-contiguous or not."""
+
     dtype: str          # NumPy dtype name: "float64", "int32", "bool", ...
     ndim: int
     layout: str = "A"   # "C": C-contiguous; "A": any strides
@@ -62,6 +66,8 @@ class ArrayT(Type):
 
 @dataclass(frozen=True, slots=True)
 class UnionT(Type):
+    """One of several types, which one known only at run time."""
+
     members: frozenset[Type]
 
     def __str__(self) -> str:

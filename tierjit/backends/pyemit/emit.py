@@ -52,6 +52,9 @@ def _v(v: Value) -> str:
 
 @dataclass(eq=False, repr=False)
 class _Emitter:
+    """The state of emitting one function: its lines, the namespace they refer to and how
+    blocks are laid out."""
+
     fn: Function
     ns: dict[str, Any] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)

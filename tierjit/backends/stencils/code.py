@@ -37,6 +37,9 @@ DEPTH_SITE = 0xFFFF        # the deopt "site" of that: not a failed guard, not c
 
 @dataclass(eq=False, repr=False)
 class BaselineCode:
+    """A specialisation in baseline code: what the dispatcher needs to call it and to
+    resume it (the baseline tier's NativeCode)."""
+
     entry_address: int
     core_address: int
     entry_callable: object

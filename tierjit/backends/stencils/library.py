@@ -86,6 +86,8 @@ class Stencil:
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Library:
+    """Every stencil and the constant data they share: analogous to one object file."""
+
     stencils: Mapping[str, Stencil]
     data: bytes                 # the object's read-only constants, shared by every stencil
     key: dict
