@@ -14,7 +14,10 @@ import math
 import sys
 import types
 from dataclasses import dataclass
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from typing import Any
 
 SUPPORTED_BUILTINS = frozenset({
     "abs", "min", "max", "len", "int", "float", "bool", "complex", "round", "divmod", "pow",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .nodes import Block, Edge, Function, Instr, Value
 from .ops import Op
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from typing import Any
 
 
 class Builder:

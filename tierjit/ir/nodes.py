@@ -12,11 +12,13 @@ inference fills them in on its own copy of the function.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from .ops import Op
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from typing import Any
+
     from ..types.lattice import Type
 
 

@@ -19,10 +19,12 @@ compilers.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..ir.nodes import Function, Instr
 from ..ir.ops import Op
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from typing import Any
 
 
 def bake_values(fn: Function, values: dict[int, Any]) -> Function:

@@ -43,7 +43,10 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from typing import Any
 
 # Cheap static check for callers choosing between entries and a plain Python wrapper
 # (64-bit CPython 3.11+).  make_entry can still fail on first use (no llvmlite, or a

@@ -34,14 +34,16 @@ from __future__ import annotations
 
 from time import perf_counter as _clock
 from time import sleep as _sleep
-from typing import TYPE_CHECKING, Any
 
 from ..backends.pyemit import NOT_READY, OsrHook, compile_tier0
 from ..ir.osr import OsrPoint, osr_function, osr_points
 from .config import config
 from .events import note_pause, record
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from typing import Any
+
     from .dispatch import Dispatcher, Specialisation
 
 MAX_ENTRIES = 4          # OSR entries per function (live types seen at its loop headers)

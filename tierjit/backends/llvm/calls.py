@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-from typing import TYPE_CHECKING
 
 from ...errors import Unsupported
 from ...ir.loops import natural_loops
@@ -22,7 +21,8 @@ from ..pyops import python_function
 from .deopt import RARELY, USUALLY, ImpureLoop, published
 from .lltypes import ll, union_members
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
     from .codegen import NativeCode
 
 _embed_ids = itertools.count()

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING
 
 from tierjit.runtime import capi, perfmap
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import llvmlite.binding as llvm
 

@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 from ...ir.nodes import Block, Edge, FrameState, Function, Instr, Value
 from ...ir.ops import COMPARE_OPS, PY_BINARY, PY_UNARY, Op
 from ...ir.verifier import predecessors
 from .lines import relined
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from typing import Any
 
 
 def range_len(start, stop, step) -> int:
