@@ -27,7 +27,7 @@ CONSTANT_TYPES = (int, float, complex, bool, type(None))
 _MISSING = object()
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Resolved:
     """What a free name (or a module attribute) refers to at compile time."""
 

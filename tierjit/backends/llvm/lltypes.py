@@ -19,7 +19,7 @@ from ...errors import Unsupported
 from ...types.lattice import ArrayT, Scalar, TupleT, Type, UnionT
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Kind:
     """What native code needs to know about a scalar type."""
 

@@ -251,7 +251,7 @@ def _stub_packer(stub: Patch, m: int) -> tuple[struct.Struct, list]:
     return got
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Patch:
     """A stencil as the emitter copies it (whole, or without its final jump): its bytes, its
     holes as (offset, pack_into, target, addend) and the C functions it calls. Built once per

@@ -84,7 +84,7 @@ class Stencil:
         object.__setattr__(self, "hole_names", frozenset(h.target for h in self.holes))
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Library:
     """Every stencil and the constant data they share: analogous to one object file."""
 
