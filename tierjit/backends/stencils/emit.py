@@ -54,6 +54,9 @@ class EmitError(RuntimeError):
 
 @dataclass(eq=False, repr=False)
 class Emitted:
+    """What emit() made: its sealed region and where each piece and the data start (the
+    output of a linker run)."""
+
     region: codemem.Region
     starts: list[int]          # address of every piece
     data_address: int
