@@ -55,12 +55,14 @@ def _arity_error(ins) -> str | None:
     return None
 
 
-def dominators(fn: Function) -> dict[Block, set[Block]]:
+def dominators(fn: Function, order: list[Block] | None = None,
+               preds: dict[Block, list[Block]] | None = None) -> dict[Block, set[Block]]:
     """Dominator sets of the blocks reachable from the entry: the immediate dominators by
     Cooper, Harvey & Kennedy's iterative algorithm ("A Simple, Fast Dominance Algorithm"),
-    then each block's set as its immediate dominator's plus itself."""
-    order = reverse_postorder(fn)
-    preds = predecessors(fn)
+    then each block's set as its immediate dominator's plus itself. (order and preds: the
+    function's reverse postorder and predecessors, when already known.)"""
+    order = order if order is not None else reverse_postorder(fn)
+    preds = preds if preds is not None else predecessors(fn)
     number = {b: i for i, b in enumerate(order)}
     entry = order[0]
     idom: dict[Block, Block] = {entry: entry}

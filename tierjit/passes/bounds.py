@@ -28,8 +28,8 @@ from .ranges import _iteration_count, compute_ranges
 
 
 def hoist_bounds_checks(fn: Function, avoid: frozenset = frozenset()) -> Function:
-    dom = dominators(fn)
     preds = predecessors(fn)
+    dom = dominators(fn, preds=preds)
     defs = {ins.result: ins for b in fn.blocks for ins in b.instrs if ins.result is not None}
     home = {v: b for b in fn.blocks for v in b.params}
     home.update((ins.result, b) for b in fn.blocks for ins in b.instrs if ins.result is not None)

@@ -28,8 +28,8 @@ _NUMBERS = frozenset({int, float, bool})
 
 def eliminate_common_subexpressions(fn: Function) -> Function:
     if len(fn.blocks) > 1:
-        dom = dominators(fn)
         order = reverse_postorder(fn)      # a dominator comes before the blocks it dominates
+        dom = dominators(fn, order)
     else:
         dom, order = None, fn.blocks
     seen: dict[tuple, list[tuple[Value, Block]]] = {}

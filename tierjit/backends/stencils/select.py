@@ -471,7 +471,7 @@ class Selection(OpSelection, FusedSelection):
     def dom(self) -> dict[Block, set]:
         """The dominators of every block, computed for the first edge (a back edge is one to
         a dominator): a function of one block has none."""
-        return dominators(self.fn)
+        return dominators(self.fn, preds=self.preds)
 
     def edge(self, src: Block, e, nxt: Block | None) -> None:
         """Moves of the edge's arguments into the target's parameters, then the jump."""
