@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 _INF = float("inf")
 _OBSERVED = 8     # the last cold calls of a function without loops sampled by the value
-                  # profile (besides calls 1, 2, 4, 8, ...)
+                  # profile (besides calls 16, 32, 64, ...)
 
 _FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log",
            "osr_backedges", "watch_seconds", "watch_size", "perf", "specialise_values")

@@ -80,10 +80,12 @@ class Shim:
                     d.find_loops()
                 if not d.loops:
                     # No loops: hot by count alone, so no clock (see ColdDispatcher.loops), and
-                    # the value profile samples calls 1, 2, 4, 8, ... and the last ones before
-                    # that count: an argument that changes only every few hundred calls (the
-                    # outer index of a loop nest calling the function) is seen to change.
-                    if (n > _config._observe_at or not n & (n - 1)) \
+                    # the value profile samples calls 16, 32, 64, ... and the last ones
+                    # before that count: an argument that changes only every few hundred
+                    # calls (the outer index of a loop nest calling the function) is seen to
+                    # change. (Not the first calls: a function called a few times pays
+                    # nothing.)
+                    if (n > _config._observe_at or n >= 16 and not n & (n - 1)) \
                             and d.profile is not False and not kwargs:
                         d.observe(args)
                     return d.py_func(*args, **kwargs)
