@@ -190,13 +190,13 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 spec.typed = self.infer(arg_types)
                 from ..passes.pipeline import optimise
                 spec.typed.fn = optimise(spec.typed.fn, spec.avoid)
-                from ..backends.pyemit import compile_tier0
-                spec.tier0 = compile_tier0(spec.typed.fn, name=self.__name__)
+                spec.tier0 = _tier0(self, spec.typed.fn, now=self.tier == "interp")
                 spec.tier = "interp"
                 front = _clock() - start
                 if self.tier != "interp":
                     self._compile_native(spec)
                     llvm = _clock() - start - front
+                    _tier0_if_no_native(spec)
             except Unsupported as e:
                 spec.reason = e
             except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
@@ -237,7 +237,6 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         an OSR entry): the untyped IR `source()` typed for spec's argument types (under the
         recursion key `key`), `prepare`d, optimised, then its tier 0 and native code. A
         failure ends in spec.reason (raised under STRICT); one compile event, with `detail`."""
-        from ..backends.pyemit import compile_tier0
         from ..errors import Unsupported
         from ..passes.pipeline import optimise
         from ..types.infer import infer
@@ -248,11 +247,12 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             if prepare is not None:
                 spec.typed.fn = prepare(spec.typed.fn)
             spec.typed.fn = optimise(spec.typed.fn, spec.avoid)
-            spec.tier0 = compile_tier0(spec.typed.fn, name=self.__name__)
+            spec.tier0 = _tier0(self, spec.typed.fn)
             spec.tier = "interp"
             front = _clock() - start
             self._compile_native(spec)
             llvm = _clock() - start - front
+            _tier0_if_no_native(spec)
         except Unsupported as e:
             spec.reason = e
         except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
@@ -559,6 +559,24 @@ class _Warm:
         from . import baseline
         args, self.args = self.args, None
         baseline.warm(self.dispatcher, args)
+
+
+def _tier0(d: "Dispatcher", fn, now: bool = False):
+    """Tier 0 of one of d's specialisations: generated now for tier "interp", whose code it
+    is; for native code, when first needed (backends/pyemit/lazy.py)."""
+    if now:
+        from ..backends.pyemit import compile_tier0
+        return compile_tier0(fn, name=d.__name__)
+    from ..backends.pyemit.lazy import LazyTier0
+    return LazyTier0(fn, d.__name__, d.py_func)
+
+
+def _tier0_if_no_native(spec: "Specialisation") -> None:
+    """A specialisation left without native code runs its tier 0 on every call: generate it
+    now, rather than through the stand-in's extra call each time."""
+    from ..backends.pyemit.lazy import LazyTier0
+    if spec.native is None and type(spec.tier0) is LazyTier0:
+        spec.tier0 = spec.tier0.compiled()
 
 
 def _types_of(args: tuple):
