@@ -9,10 +9,10 @@ process that finds the cache valid neither starts LLVM nor parses ELF (a baselin
 program never loads llvmlite's shared library).
 
 The cache file is keyed by everything that shaped the code, all of it known without LLVM:
-its format, tierjit's and Python's versions, llvmlite's version and the identity of its shared library
-(which fixes LLVM's version), the machine and the CPU (its model and feature flags, from
-/proc/cpuinfo; where that file does not exist, LLVM's own host CPU name and features) and a
-digest of the template sources. It is written atomically (a temporary file, then
+its format, tierjit's and Python's versions, llvmlite's version and the identity of its
+shared library (which fixes LLVM's version), the machine and the CPU (its model and feature
+flags, from /proc/cpuinfo; where that file does not exist, LLVM's own host CPU name and
+features) and a digest of the template sources. It is written atomically (a temporary file, then
 `os.replace`) and carries a CRC-32 of its payload: a missing, stale or corrupt file is
 rebuilt, never trusted. (A checksum, not a cryptographic digest: it is there to catch a
 truncated or damaged file; whoever can write the cache directory could write a valid digest
