@@ -75,7 +75,9 @@ class Specialisation:
     def __init__(self, arg_types: "tuple[Type, ...]") -> None:
         self.arg_types = arg_types
         self.typed: Typed | None = None
-        self.tier0: Callable | None = None      # Python generated from the typed IR
+        # Python generated from the typed IR; for a native specialisation, a stand-in that
+        # generates it when first needed (backends/pyemit/lazy.py)
+        self.tier0: Callable | None = None
         self.native: Any = None                 # backends.llvm NativeCode, when compiled
         self.tier = "python"                    # highest tier it runs in: python, interp, opt
         self.reason: Unsupported | None = None  # why it is not in a higher tier
