@@ -11,12 +11,14 @@ first   Per kernel of bench/kernels, in a fresh process with imports and argumen
         tier="opt" (compiles synchronously before running).
 osr     One call of closest() over 10**7 elements (bench/kernels/closest.py) in a fresh process:
         plain CPython; tier="auto" with the default settings (an array of watch_size elements
-        predicts a long call: the first call runs counting tier 0, and its loop moves into
-        native code by OSR once the compiler thread has built it); auto with watch_size=None
-        (watched only after watch_seconds of cold calls: the first call runs as CPython); auto
-        with watch_seconds=0 (counting tier 0 from every first call); the same with the JIT
-        already warm (another function compiled first: LLVM loaded); and the second call, with
-        the function compiled. Ratios against the compiled call (issue target: <= 1.3x).
+        predicts a long call: the first call builds baseline code for its argument types and
+        runs it from its start), the same with the JIT already warm (another function
+        compiled first through the default tiers: the compiler, the stencil library and LLVM
+        loaded); auto with watch_size=None (watched only after watch_seconds of cold calls:
+        the first call runs as CPython); auto with watch_size=None and watch_seconds=0
+        (counting tier 0 from every first call, whose loop moves into native code by OSR once
+        the compiler thread has built it), cold and warm; and the second call, with the
+        function compiled. Ratios against the compiled call (issue target: <= 1.3x).
 values  Value specialisation: an LCG filling an array, whose multiplier, increment and modulus
         are arguments, called with the same ones every time; and 4x4 matrix products over
         arrays of one shape (the shapes compiled in). The generic version
@@ -210,7 +212,7 @@ def part_first(names: list[str], quick: bool) -> None:
 
 # -- OSR -----------------------------------------------------------------------------------------
 
-OSR_MODES = ("cpython", "default", "size-never", "watch0", "watch0-warm")
+OSR_MODES = ("cpython", "default", "default-warm", "size-never", "watch0", "watch0-warm")
 
 
 def child_osr(mode: str, n: int) -> None:
@@ -227,12 +229,18 @@ def child_osr(mode: str, n: int) -> None:
         return
     import tierjit
     from tierjit.runtime import compiler
-    if mode.startswith("watch0"):
+    if mode.startswith("watch0"):   # OSR: counting tier 0 from the first call
         tierjit.config.watch_seconds = 0.0
-    if mode == "size-never":        # only watch_seconds watches: the first call runs as CPython
-        tierjit.config.watch_size = None
+    if mode.startswith(("watch0", "size-never")):
+        tierjit.config.watch_size = None    # no argument predicts a long call
     if mode.endswith("warm"):
-        tierjit.jit(tier="opt")(_warm_up)(1.0)     # loads LLVM and the compiler
+        # another function compiled first, through the default tiers (baseline, then LLVM):
+        # the compiler, the stencil library and LLVM are loaded
+        w = tierjit.jit(_warm_up)
+        with tierjit.config.override(hot_calls=1):
+            w(1.0)
+            w(1.0)
+        compiler.wait_idle(120)
     f = tierjit.jit(closest)
     start = time.perf_counter()
     f(v, QUERY)

@@ -144,7 +144,8 @@ def deopt_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("trace")
     trace, png = out / "run.json", out / "run.png"
     # watched from the first call, so that scan's one long call moves into native code by OSR
-    env = dict(os.environ, TIERJIT_WATCH_MS="0")
+    # (not predicted long by its argument: it would run baseline code from its start)
+    env = dict(os.environ, TIERJIT_WATCH_MS="0", TIERJIT_WATCH_SIZE="never")
     got = tierjit("run", "--trace", str(trace), "--plot", str(png), "--report",
                   str(PROBES / "deopts.py"), env=env)
     assert got.returncode == 0, got.stderr.decode()

@@ -1,7 +1,9 @@
 """OSR and value specialisation, end to end, against CPython.
 
 The whole corpus runs with OSR at the first loop iteration (compiled by that iteration), so
-every loop of every program moves into native code mid-call at least once; targeted tests
+every loop of every program moves into native code mid-call at least once, and with every
+call predicted long, so that every call the baseline tier can take runs its code from the
+start (built by that call) and the others run counting tier 0; targeted tests
 check that a long call does move (the "osr" event), that native OSR code deoptimises back
 exactly, that counting tier 0 notices rebound globals, and that value-specialised code is
 left for generic code when an argument changes.
@@ -21,8 +23,9 @@ from tierjit.runtime.osr import OsrEntries
 from .programs import ALL_PROGRAMS
 from .test_tiering import run_rounds
 
+# (no argument predicts a long call, which would run baseline code from the call's start)
 OSR_FIRST_ITERATION = {"hot_calls": None, "hot_seconds": None, "osr_backedges": 1,
-                       "watch_seconds": 0, "background": False}
+                       "watch_seconds": 0, "watch_size": None, "background": False}
 
 
 @pytest.mark.parametrize("prog", ALL_PROGRAMS, ids=[p.name for p in ALL_PROGRAMS])
@@ -45,6 +48,16 @@ def test_corpus_with_osr_into_baseline_code(prog, osr_into_baseline_only):
     run_rounds(prog, OSR_FIRST_ITERATION, "osr1-baseline")
 
 
+# Every call given a nonzero int or a non-empty array is predicted long: it runs baseline code
+# built by that call from its start, or counting tier 0 where the baseline tier cannot take it.
+EVERY_CALL_LONG = {"hot_calls": None, "hot_seconds": None, "watch_size": 1, "background": False}
+
+
+@pytest.mark.parametrize("prog", ALL_PROGRAMS, ids=[p.name for p in ALL_PROGRAMS])
+def test_corpus_with_every_call_predicted_long(prog):
+    run_rounds(prog, EVERY_CALL_LONG, "long1")
+
+
 def since(n: int, kind: str, name: str) -> list[events.Event]:
     return [e for e in events.events()[n:] if e.kind == kind and e.function.endswith(name)]
 
@@ -65,7 +78,7 @@ def test_one_long_call_moves_into_native_code(background):
     v = np.random.default_rng(7).random(300_000) * 1000.0
     n = len(events.events())
     with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=1000,
-                                 watch_seconds=0, background=background):
+                                 watch_seconds=0, watch_size=None, background=background):
         f = tierjit.jit(closest)
         got = f(v, 123.456)
         compiler.wait_idle(60)
@@ -90,27 +103,67 @@ def mod_sum(n):
     return s
 
 
-def test_a_first_call_given_a_large_argument_moves_into_native_code():
-    """An argument of watch_size predicts a long call: the very first call lowers counting
-    tier 0 on its own thread and moves into native code by OSR, long before watch_seconds
-    would have said so (it is set out of reach here)."""
+def test_a_first_call_given_a_large_argument_runs_baseline_code_from_its_start():
+    """An argument of watch_size predicts a long call: the very first call builds baseline
+    code for its argument types on its own thread and runs it from the start, long before
+    watch_seconds would have watched the function (it is set out of reach here); the next
+    such call reuses the code."""
     from tierjit.runtime.dispatch import dispatcher_of
+    n = len(events.events())
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=60.0,
+                                 watch_size=50_000, osr_backedges=1000, background=True):
+        f = tierjit.jit(mod_sum)
+        assert f(49_999) == mod_sum(49_999) and f(-49_999) == 0
+        assert dispatcher_of(f).counting == "watching"      # small calls build nothing
+        assert not since(n, "compile", "mod_sum")
+        assert f(-50_000) == 0                                # no iterations, but predicted
+        assert f(80_000) == mod_sum(80_000)
+        assert f(100_000) == mod_sum(100_000)                # the same code again
+        g = tierjit.jit(closest)
+        v = np.random.default_rng(3).random(50_000) * 100.0
+        got = g(v, 42.5)
+        assert got == closest(v, 42.5) and type(got[1]) is type(closest(v, 42.5)[1])
+        compiler.wait_idle(60)
+    built = since(n, "compile", "mod_sum")
+    assert [(e.tier, e.thread) for e in built] == [("baseline", "MainThread")], built
+    assert [(e.tier, e.thread) for e in since(n, "compile", "closest")] == \
+        [("baseline", "MainThread")]
+    assert not since(n, "osr", "mod_sum") and dispatcher_of(f).counting == "watching"
+    assert dispatcher_of(f).cold                          # hotness is the calls' own business
+    assert "mod_sum(int): baseline (calls predicted long run it from their start)" in \
+        tierjit.explain(f)
+
+
+def test_a_large_argument_the_baseline_tier_cannot_take_runs_counting_tier_0(monkeypatch):
+    """Where the baseline tier cannot take the call, the call predicted long lowers counting
+    tier 0 itself and moves into native code by OSR."""
+    from tierjit.runtime import baseline
+    monkeypatch.setattr(baseline, "ENABLED", False)
     n = len(events.events())
     with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=60.0,
                                  watch_size=50_000, osr_backedges=1000, background=False):
         f = tierjit.jit(mod_sum)
-        assert f(49_999) == mod_sum(49_999) and f(-49_999) == 0
-        assert dispatcher_of(f).counting == "watching"      # small calls lower nothing
-        assert not since(n, "compile", "mod_sum")
-        assert f(-50_000) == 0                                # no iterations, but watched
         assert f(80_000) == mod_sum(80_000)
-        g = tierjit.jit(closest)
-        v = np.random.default_rng(3).random(50_000) * 100.0
-        assert g(v, 42.5) == closest(v, 42.5)
     built = [e for e in since(n, "compile", "mod_sum") if e.detail.get("counting")]
     assert [e.thread for e in built] == ["MainThread"], built
-    assert since(n, "osr", "mod_sum") and since(n, "osr", "closest")
+    assert since(n, "osr", "mod_sum")
     assert "watched: cold calls run counting tier 0" in tierjit.explain(f)
+
+
+def test_a_large_argument_does_not_wait_for_the_stencil_library(tmp_path, monkeypatch):
+    """With no stencil library on disk (building it takes LLVM seconds) a call predicted
+    long does not build it: it runs counting tier 0, whose OSR entries build it on the
+    compiler thread."""
+    from tierjit.backends.stencils import library
+    monkeypatch.setenv("TIERJIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(library, "_library", None)
+    n = len(events.events())
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=60.0,
+                                 watch_size=50_000, osr_backedges=10**9, background=False):
+        f = tierjit.jit(mod_sum)
+        assert f(80_000) == mod_sum(80_000)
+    assert [e.tier for e in since(n, "compile", "mod_sum")] == ["interp"]
+    assert library._library is None and not list(tmp_path.iterdir())
 
 
 def test_a_loop_waiting_for_its_types_queues_one_job(tmp_path):
@@ -231,6 +284,27 @@ def test_counting_tier0_sees_rebound_globals():
             assert f(5) == 10
     finally:
         step = original
+
+
+def test_baseline_code_of_calls_predicted_long_sees_rebound_globals():
+    """The baseline code a call predicted long built is run by the next such call only while
+    the function's free names are what they were: rebinding `step` must be seen."""
+    global step
+    original = step
+    n = len(events.events())
+    try:
+        with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_size=1000):
+            f = tierjit.jit(uses_global)
+            assert f(2000) == 2000
+            assert [e.tier for e in since(n, "compile", "uses_global")] == ["baseline"]
+            step = step2
+            assert f(2000) == 4000
+            step = original
+            assert f(2000) == 2000                  # the same objects again: the same code
+    finally:
+        step = original
+    builds = [e.tier for e in since(n, "compile", "uses_global")]
+    assert builds.count("baseline") == 1, builds
 
 
 def test_osr_off_runs_the_original_function():
@@ -428,8 +502,8 @@ def test_a_while_loop_alone_is_a_loop():
         assert f(30) == _while_only(30)
         d = dispatcher_of(f)
         assert d.loops and d.counting == "watching" and d.cold_seconds > 0
-        assert f(300_000) == _while_only(300_000)          # predicted long: OSR
-    assert since(n, "osr", "_while_only")
+        assert f(300_000) == _while_only(300_000)          # predicted long: native code
+    assert [e.tier for e in since(n, "compile", "_while_only")] == ["baseline"]
 
 
 def test_loop_detection_matches_the_opcode_table():

@@ -39,10 +39,10 @@ CONFIGS = {
     "never-no-osr": {"hot_calls": None, "hot_seconds": None, "osr_backedges": None},
     # OSR at the first loop iteration of every call, compiled by that iteration
     "osr1": {"hot_calls": None, "hot_seconds": None, "osr_backedges": 1, "watch_seconds": 0,
-             "background": False},
+             "watch_size": None, "background": False},
     # OSR requested after 3 iterations, built while the loop goes on
     "osr3-background": {"hot_calls": None, "hot_seconds": None, "osr_backedges": 3,
-                        "watch_seconds": 0},
+                        "watch_seconds": 0, "watch_size": None},
 }
 PER_TOPIC = 3
 SUBSET = [p for topic in TOPICS for p in topic.PROGRAMS[:PER_TOPIC]]

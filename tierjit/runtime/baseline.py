@@ -87,6 +87,32 @@ def ensure_baseline(dispatcher, key) -> None:
 def warm(dispatcher, args: tuple) -> None:
     """Adaptive tiering: the first time a warm function is called with these argument
     types, build baseline code now and switch the dispatch slot to it."""
+    key, code = build(dispatcher, args)
+    if code is None:
+        return
+    spec = dispatcher.specs.get(key)
+    # not over LLVM's code; again if the slot lost it (e.g. in a child after fork())
+    if (spec is None or spec.native is None) and _slot(dispatcher) != code.entry_address:
+        _install(dispatcher, key, code)
+
+
+def for_long_call(dispatcher, args: tuple):
+    """Baseline code for a cold call predicted to be long (runtime.watch), built now on the
+    calling thread, or None. Only from the stencil library's cache: building the library
+    takes LLVM seconds, which the counting tier 0's OSR entries leave to the compiler
+    thread."""
+    from ..backends.stencils import library
+    from .gcpause import gc_paused
+    with gc_paused:                 # a compile's garbage, as in a synchronous first call
+        if library.load(build=False) is None:
+            return None
+        return build(dispatcher, args)[1]
+
+
+def build(dispatcher, args: tuple) -> tuple:
+    """(argument types, baseline code for them): built on this thread the first time they
+    are asked for (a `compile` event), None when the baseline tier cannot take them or the
+    function has all the signatures it may have."""
     # The compiler thread may be importing the compiler right now (counting tier 0, typing
     # arguments): dataclasses reads `typing` from sys.modules without importing it, so a
     # half-imported `typing` breaks the type lattice's import here. `import typing` waits
@@ -96,17 +122,12 @@ def warm(dispatcher, args: tuple) -> None:
     key = tuple(type_of_value(a) for a in args)
     codes = _codes(dispatcher)
     if key in codes:
-        code = codes[key]
-        spec = dispatcher.specs.get(key)
-        if code is not None and (spec is None or spec.native is None) \
-                and _slot(dispatcher) != code.entry_address:
-            _install(dispatcher, key, code)     # again, e.g. in a child after fork()
-        return
+        return key, codes[key]
     if any(t is None for t in key):
-        return
+        return key, None
     from .config import config
     if key not in dispatcher.specs and len(dispatcher.specs) >= config.max_specialisations:
-        return                            # further signatures run as CPython
+        return key, None                  # further signatures run as CPython
     from time import perf_counter
     from .dispatch import STRICT, _fmt_types
     from .events import note_pause, record
@@ -119,17 +140,13 @@ def warm(dispatcher, args: tuple) -> None:
             raise
         record("error", dispatcher.__qualname__, _fmt_types(key), "baseline",
                detail=f"baseline build failed: {type(e).__name__}: {e}")
-        return
+        return key, None
     seconds = perf_counter() - start
     note_pause(seconds)
-    if code is None:
-        return
-    record("compile", dispatcher.__qualname__, _fmt_types(key), "baseline", seconds,
-           baseline_us=round(code.compile_seconds * 1e6, 1))
-    spec = dispatcher.specs.get(key)
-    if spec is not None and spec.native is not None:
-        return                            # LLVM got there first
-    _install(dispatcher, key, code)
+    if code is not None:
+        record("compile", dispatcher.__qualname__, _fmt_types(key), "baseline", seconds,
+               baseline_us=round(code.compile_seconds * 1e6, 1))
+    return key, code
 
 
 def _slot(dispatcher) -> int:

@@ -18,8 +18,9 @@ with a warning and the default is kept):
     TIERJIT_WATCH_MS=T|never      a function with loops one of whose cold calls took this many
                                   milliseconds runs its cold calls in counting tier 0 (default 1)
     TIERJIT_WATCH_SIZE=N|never    ... and a cold call given an int of at least this magnitude or
-                                  an array of at least this many elements runs counting tier 0
-                                  from its start (default 65536)
+                                  an array of at least this many elements runs native code from
+                                  its start: baseline code built by that call, else counting
+                                  tier 0 (default 65536)
     TIERJIT_OSR_BACKEDGES=N|never loop iterations after which a call running a loop in tier 0
                                   moves into native code (OSR; default 1000)
     TIERJIT_SPECIALISE_VALUES=1|0 compile constant arguments in (default 1)
@@ -73,13 +74,16 @@ class Config:
                                 by that call; None: never) ...
     watch_size: int | None      ... and a cold call of it one of whose arguments is an int of at
                                 least this magnitude (a loop bound) or a NumPy array of at
-                                least this many elements runs counting tier 0 from its start,
-                                lowered by that call: such a call is likely long, and its loops
-                                can move into native code at once (None: never by size) ...
+                                least this many elements is likely long: it runs baseline code
+                                for its argument types from its start, built by that call, or
+                                where the baseline tier cannot take it counting tier 0, lowered
+                                by that call, whose loops can move into native code at once
+                                (None: never by size) ...
     osr_backedges: int | None   ... which counts loop iterations: after this many, a long call moves
                                 into native code compiled for the rest of its loop (OSR), and
                                 asks again every as many iterations while that code is being
-                                built. None: never (cold calls run as CPython).
+                                built. None: never (cold calls run as CPython, large arguments
+                                or not).
     specialise_values: bool     arguments that were the same int, bool or float in every
                                 sampled cold call are compiled in as constants, behind an entry
                                 guard; another value switches the function to a generic version.

@@ -84,6 +84,11 @@ class Introspection:
                 (header, spec.arg_types) in self.counting.baseline else spec.tier
             lines.append(self._explain_spec(spec, f" (OSR entry at the loop on line "
                                                   f"{self.counting.points[header].line})", tier))
+        if self.cold:                   # built for calls predicted long (runtime.watch)
+            for key, code in list(self.__dict__.get("_baseline_codes", {}).items()):
+                if code is not None:
+                    lines.append(f"  {self.__name__}{_fmt_types(key)}: baseline (calls "
+                                 f"predicted long run it from their start)")
         if not self.cold and len(self.specs) >= _config.max_specialisations:
             lines.append(f"  further argument types run as CPython: max_specialisations="
                          f"{_config.max_specialisations} reached")
@@ -113,14 +118,15 @@ class Introspection:
                     _config.watch_seconds is None and _config.watch_size is None:
                 return ("has loops: not watched (config.osr_backedges, or watch_seconds and "
                         "watch_size, None)")
-            when = []
+            rules = []
             if _config.watch_seconds is not None:
-                when.append(f"once its cold calls have taken {_config.watch_seconds * 1e3:g} ms")
+                rules.append(f"watched (cold calls in counting tier 0, OSR) once its cold calls "
+                             f"have taken {_config.watch_seconds * 1e3:g} ms")
             if _config.watch_size is not None:
-                when.append(f"from a call given an int of {_config.watch_size} or more (in "
-                            f"magnitude) or an array of as many elements")
-            return ("has loops: watched (cold calls in counting tier 0, OSR) "
-                    + ", and ".join(when))
+                rules.append(f"a call given an int of {_config.watch_size} or more (in "
+                             f"magnitude) or an array of as many elements runs baseline code "
+                             f"from its start (counting tier 0 where baseline cannot take it)")
+            return "has loops: " + "; ".join(rules)
         if hasattr(c, "points"):
             where = ", ".join(str(p.line) for p in c.points.values())
             return (f"watched: cold calls run counting tier 0; its loops (line {where}) move "

@@ -298,17 +298,22 @@ class ColdDispatcher:
     __call__ = _call_auto
 
     def cold_target(self, args: tuple, kwargs: dict) -> "Callable":
-        """What a cold call runs: counting tier 0 (runtime.osr) when the function has loops
-        and the call binds plainly, else the original function (see runtime.watch)."""
+        """What a cold call runs: baseline code when the function has loops and an argument
+        predicts a long call, counting tier 0 (runtime.osr) when it has loops and the call
+        binds plainly, else the original function (see runtime.watch)."""
         if self.loops is None:
             self.find_loops()
         c = self.counting
-        if c == "watching":
+        if c is not False and predicts_long(args, _config.watch_size):
+            # native code from the call's start, else counting tier 0 (runtime.watch)
+            f = self.materialise()._long_call(args, kwargs)
+            if f is not None:
+                return f
+            c = self.counting
+        elif c == "watching":
             watch = _config.watch_seconds
             if watch is not None and self.longest_cold >= watch:
                 c = self.materialise()._start_counting()
-            elif predicts_long(args, _config.watch_size):
-                c = self.materialise()._start_counting(now=True)
             else:
                 return self.py_func
         if (c is False or c == "building" or kwargs or len(args) != self._nparams

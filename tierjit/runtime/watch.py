@@ -49,6 +49,27 @@ class Watching:
             return self.counting
         return self._build_counting()
 
+    def _long_call(self, args: tuple, kwargs: dict) -> "Any":
+        """A cold call given an argument of config.watch_size runs native code from its
+        start: baseline code for its argument types (runtime.baseline.for_long_call), built
+        by this thread and kept for the next such call, which runs it while the function's
+        free names still name what they did when it was lowered (as counting tier 0 does).
+        Returns its entry, or None where the baseline tier cannot take the call: it then runs
+        counting tier 0 (lowered now, if the function is still only watched), whose loops
+        can move into native code by OSR."""
+        if (_config.osr_backedges is not None and self._simple_sig and not kwargs
+                and len(args) == self._nparams):
+            from . import baseline
+            if baseline.ENABLED:
+                code = baseline.for_long_call(self, args)
+                if code is not None:
+                    from ..frontend.resolve import unchanged
+                    if unchanged(self.py_func, self.untyped_ir().free):
+                        return code.entry_callable
+        if self.counting == "watching":
+            self._start_counting(now=True)
+        return None
+
     def _build_counting(self) -> "Any":
         from .events import note_pause, record
         start = _clock()

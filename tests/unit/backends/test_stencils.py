@@ -81,6 +81,8 @@ def _key():
 def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
     monkeypatch.setenv("TIERJIT_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(library, "_library", None)
+    assert library.load(build=False) is None           # missing, and not to be built
+    assert not list(tmp_path.iterdir())
     lib = library.load()
     assert lib.source == "built"                       # missing: built and written
     key = _key()
@@ -101,6 +103,8 @@ def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
     # truncated
     path.write_bytes(good[:50])
     assert library.read_cache(path, key) is None
+    monkeypatch.setattr(library, "_library", None)
+    assert library.load(build=False) is None and path.read_bytes() == good[:50]
     path.write_bytes(good[:-1000])
     assert library.read_cache(path, key) is None
     # stale: written for another key (another llvmlite, CPU or template)

@@ -189,7 +189,8 @@ def test_hot_by_time_queues_when_the_slow_call_returns():
             s += i % 7
         return s
 
-    with tierjit.config.override(hot_calls=None, hot_seconds=0.001, background=False):
+    with tierjit.config.override(hot_calls=None, hot_seconds=0.001, watch_size=None,
+                                 background=False):
         f = tierjit.jit(slow)
         assert f(10) == slow(10)
         assert dispatcher_of(f).cold                  # 10 iterations: far below 1 ms
@@ -559,7 +560,8 @@ def test_fork_while_an_osr_entry_is_queued(tmp_path):
             os._exit(1)
         _, status = os.waitpid(pid, 0)
         print("child", os.waitstatus_to_exitcode(status))
-        """, tmp_path, TIERJIT_HOT_CALLS="never", TIERJIT_HOT_MS="never")
+        """, tmp_path, TIERJIT_HOT_CALLS="never", TIERJIT_HOT_MS="never",
+        TIERJIT_BASELINE="0")      # else the long call runs baseline code: no OSR entry
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "child 0", out.stdout + out.stderr
 

@@ -326,9 +326,10 @@ def deserialise(body: bytes, key: dict) -> Library:
     return Library(CachedStencils(names, rows), data, key, "cache")
 
 
-def load(rebuild: bool = False) -> Library:
+def load(rebuild: bool = False, build: bool = True) -> Library | None:
     """The library for this process: from the cache when it is valid, else built (and
-    cached). Built once per process."""
+    cached). Built once per process. `build=False`: None instead of building it (LLVM takes
+    seconds: a program's own thread does not wait for that)."""
     global _library
     lib = _library
     if lib is not None and not rebuild:
@@ -346,6 +347,8 @@ def load(rebuild: bool = False) -> Library:
             except (ValueError, TypeError, EOFError):
                 lib = None           # corrupt in a way the digest did not catch: rebuild
         if lib is None:
+            if not build:
+                return None
             lib = parse(build_object(module_text()), key, "built")
             try:
                 write_cache(path, key, serialise(lib))
