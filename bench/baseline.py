@@ -15,9 +15,10 @@ and the kernel are imported, the arguments built, then the clock starts) against
 3 calls of the kernel's C twin (-O3). --tier auto (default): adaptive tiering with the default
 settings: a call given a large argument (config.watch_size) builds baseline code for its
 argument types and runs it from its start (counting tier 0 and OSR where the baseline tier
-cannot take it), any other first call runs as CPython; --hot0: the same, hot at the first call (hot_calls=0: the function's own baseline
-and LLVM builds are queued too); --tier baseline: pinned, the first call builds baseline code
-(front half and copy-and-patch) and runs it.
+cannot take it), any other first call runs as CPython; --hot0: the same, hot at the first
+call (hot_calls=0: the function's own baseline and LLVM builds are queued too); --tier
+baseline: pinned, the first call builds baseline code (front half and copy-and-patch) and
+runs it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Watching: which cold calls of a tier="auto" function run counting tier 0 (runtime.osr).
+"""Watching: which cold calls of a tier="auto" function run native code or counting tier 0.
 
 A function with loops is *watched* once one of its cold calls has taken
 `config.watch_seconds`: a long call is what on-stack replacement is for, and counting tier 0
@@ -7,14 +7,16 @@ The counting tier 0 is lowered on the compiler thread (by the call itself when w
 is 0); until it is there, and for calls it cannot take (keywords, another arity, a free name
 that now names another object), cold calls run the original function. A call given an
 argument of `config.watch_size` (an int that large, an array of that many elements) is
-predicted to be long before it has run at all: it lowers the counting tier 0 itself and runs
-in it from its start, so that even a function's first call can move into native code.
+predicted to be long before it has run at all: it builds baseline code for its argument types
+itself and runs it from its start (`_long_call`), so that even a function's first call runs
+natively; where the baseline tier cannot take it, it lowers the counting tier 0 itself and
+runs in it from its start, moving into native code by OSR.
 
 Mixed into runtime.dispatch.Dispatcher; its state is `Dispatcher.counting`: None until the
 first cold call, "watching", "building", then an OsrEntries or False. The shim asks
 `cold_target` (runtime.shim.ColdDispatcher: cold calls run without this module) on every cold
-call; once a call has taken watch_seconds, or is given an argument of watch_size, it asks
-`_start_counting` here.
+call; once a call is given an argument of watch_size it asks `_long_call` here, once one has
+taken watch_seconds `_start_counting`.
 """
 
 from time import perf_counter as _clock
