@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import sys
-from dataclasses import dataclass
 
 MIN_PYTHON = (3, 11)
 
@@ -105,19 +104,32 @@ def ndarray_type_address() -> int | None:
 # --------------------------------------------------------------------------- CPython objects
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectLayout:
+class _Offsets:
+    """A record of byte offsets, made once per process and never changed. A plain class with
+    slots rather than a dataclass: compiling a dataclass's generated __init__ costs ~1M
+    instructions at import, and every process that makes native code imports this module."""
+
+    __slots__ = ()
+
+    def __init__(self, **offsets: int) -> None:
+        for name, value in offsets.items():
+            setattr(self, name, value)          # a misspelt field is an AttributeError
+
+
+class ObjectLayout(_Offsets):
     """Byte offsets into core CPython objects, analogous to `offsetof()` on the C structs."""
 
-    head_size: int  # sizeof(PyObject): where a subtype's own fields start
-    ob_refcnt: int  # PyObject.ob_refcnt (Py_ssize_t)
-    ob_type: int  # PyObject.ob_type (PyTypeObject *)
-    ob_size: int  # PyVarObject.ob_size (Py_ssize_t)
-    float_ob_fval: int  # PyFloatObject.ob_fval (double)
-    complex_cval: int  # PyComplexObject.cval (Py_complex: double real, imag)
-    tuple_ob_item: int  # PyTupleObject.ob_item[0] (PyObject *[])
-    type_tp_flags: int  # PyTypeObject.tp_flags (unsigned long)
-    pointer_size: int = 8
+    __slots__ = (  # noqa: RUF023 - in the structs' order
+        "head_size",        # sizeof(PyObject): where a subtype's own fields start
+        "ob_refcnt",        # PyObject.ob_refcnt (Py_ssize_t)
+        "ob_type",          # PyObject.ob_type (PyTypeObject *)
+        "ob_size",          # PyVarObject.ob_size (Py_ssize_t)
+        "float_ob_fval",    # PyFloatObject.ob_fval (double)
+        "complex_cval",     # PyComplexObject.cval (Py_complex: double real, imag)
+        "tuple_ob_item",    # PyTupleObject.ob_item[0] (PyObject *[])
+        "type_tp_flags",    # PyTypeObject.tp_flags (unsigned long)
+    )
+    pointer_size = 8
 
 
 @functools.cache
@@ -177,20 +189,21 @@ def _verify_object_layout(lay: ObjectLayout) -> None:
 # --------------------------------------------------------------------------- numpy arrays
 
 
-@dataclass(frozen=True, slots=True)
-class ArrayLayout:
+class ArrayLayout(_Offsets):
     """Byte offsets into numpy's PyArrayObject_fields and PyArray_Descr."""
 
-    data: int  # char *data
-    nd: int  # int nd
-    dimensions: int  # npy_intp *dimensions
-    strides: int  # npy_intp *strides
-    base: int  # PyObject *base
-    descr: int  # PyArray_Descr *descr
-    flags: int  # int flags (NPY_ARRAY_C_CONTIGUOUS, ...)
-    descr_type_num: int  # PyArray_Descr.type_num (int): NPY_DOUBLE == 12, ...
-    descr_elsize: int  # PyArray_Descr.elsize: int in numpy 1.x, npy_intp in 2.x
-    descr_elsize_bytes: int  # width of that elsize field: 4 or 8
+    __slots__ = (  # noqa: RUF023 - in the structs' order
+        "data",                 # char *data
+        "nd",                   # int nd
+        "dimensions",           # npy_intp *dimensions
+        "strides",              # npy_intp *strides
+        "base",                 # PyObject *base
+        "descr",                # PyArray_Descr *descr
+        "flags",                # int flags (NPY_ARRAY_C_CONTIGUOUS, ...)
+        "descr_type_num",       # PyArray_Descr.type_num (int): NPY_DOUBLE == 12, ...
+        "descr_elsize",         # PyArray_Descr.elsize: int in numpy 1.x, npy_intp in 2.x
+        "descr_elsize_bytes",   # width of that elsize field: 4 or 8
+    )
 
 
 @functools.cache

@@ -33,7 +33,7 @@ import sys
 import threading
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import shared_ir, templates
 
@@ -49,39 +49,60 @@ _lock = threading.Lock()
 _library: Library | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Hole:
+class _Record:
+    """A value compared, hashed and shown by its fields (`_fields`, the slots), and never
+    changed once made. Written out, not a frozen dataclass: a frozen dataclass with slots
+    compiles six generated methods at import (~5M instructions each for Hole and Stencil),
+    and every process that makes native code imports this module."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()      # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(
+            f"{f}={getattr(self, f)!r}" for f in self._fields) + ")"
+
+
+class Hole(_Record):
     """A place to patch in a stencil: analogous to a relocation record in an object file.
     `target` is a hole or C function name, or "@data" for the library's constant data (then
-    `addend` includes the offset in that data)."""
+    `addend` includes the offset in that data). `kind` is a relocs.R_X86_64_* number."""
 
-    offset: int
-    kind: int          # relocs.R_X86_64_*
-    target: str
-    addend: int
+    __slots__ = _fields = ("offset", "kind", "target", "addend")
+
+    def __init__(self, offset: int, kind: int, target: str, addend: int) -> None:
+        self.offset, self.kind, self.target, self.addend = offset, kind, target, addend
 
 
-@dataclass(frozen=True, slots=True)
-class Stencil:
+class Stencil(_Record):
     """One operation's machine code with its holes. `tail` is the offset of a final 5-byte
     jump (to the hole `tail_target`: NEXT, or a branch's JF) that the emitter drops when its
-    target is laid out right after the stencil (else None)."""
+    target is laid out right after the stencil (else None). `writes`: the holes of the frame
+    slots it may write (None: not known, so any); `clobbers`: it passes no cached register on
+    (templates.WRITES, CLOBBERS; regs.py). `hole_names`, the names of its holes, is derived:
+    selection asks for a deopt stub only where a stencil has a DEOPT hole (a float add in
+    Python's flavour, an access proven in bounds have none)."""
 
-    name: str
-    code: bytes
-    holes: tuple[Hole, ...]
-    tail: int | None
-    tail_target: str | None = None
-    # the holes of the frame slots it may write (None: not known, so any) and whether it
-    # passes no cached register on (templates.WRITES, CLOBBERS; regs.py)
-    writes: tuple[str, ...] | None = None
-    clobbers: bool = False
-    # the names of its holes: selection asks for a deopt stub only where a stencil has a
-    # DEOPT hole (a float add in Python's flavour, an access proven in bounds have none)
-    hole_names: frozenset[str] = field(init=False, compare=False)
+    _fields = ("name", "code", "holes", "tail", "tail_target", "writes", "clobbers")
+    __slots__ = (*_fields, "hole_names")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "hole_names", frozenset(h.target for h in self.holes))
+    def __init__(self, name: str, code: bytes, holes: tuple[Hole, ...], tail: int | None,
+                 tail_target: str | None = None, writes: tuple[str, ...] | None = None,
+                 clobbers: bool = False) -> None:
+        self.name, self.code, self.holes, self.tail = name, code, holes, tail
+        self.tail_target, self.writes, self.clobbers = tail_target, writes, clobbers
+        self.hole_names = frozenset(h.target for h in holes)
 
 
 @dataclass(slots=True, eq=False, repr=False)
