@@ -52,7 +52,7 @@ _library: Library | None = None
 class _Record:
     """A value compared, hashed and shown by its fields (`_fields`, the slots), and never
     changed once made. Written out, not a frozen dataclass: a frozen dataclass with slots
-    compiles six generated methods at import (~5M instructions each for Hole and Stencil),
+    compiles six generated methods at import (~4M instructions each for Hole and Stencil),
     and every process that makes native code imports this module."""
 
     __slots__ = ()
