@@ -118,8 +118,8 @@ def build(dispatcher, args: tuple) -> tuple:
     # half-imported `typing` breaks the type lattice's import here. `import typing` waits
     # for that import to finish (the module's import lock) before anything else goes on.
     import typing  # noqa: F401
-    from ..types.lattice import type_of_value
-    key = tuple(type_of_value(a) for a in args)
+    from .dispatch import _types_of          # (which the dispatcher's own typing then uses)
+    key = tuple(_types_of(args))
     codes = _codes(dispatcher)
     if key in codes:
         return key, codes[key]

@@ -36,7 +36,8 @@ class Watching:
         counting tier 0, on the compiler thread under config.background (cold calls run the
         original function until it is there) unless watch_seconds is 0, which asks for it
         at the first call. `now`: the call about to run was given an argument of
-        config.watch_size and runs counting tier 0 itself, so this thread lowers it.
+        config.watch_size that the baseline tier could not take (runtime.watch._long_call)
+        and runs counting tier 0 itself, so this thread lowers it.
         Returns what self.counting now is."""
         self.counting = False
         if _config.osr_backedges is None or not self._simple_sig:
