@@ -12,6 +12,8 @@ left for generic code when an argument changes.
 from __future__ import annotations
 
 import math
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -20,6 +22,7 @@ import tierjit
 from tierjit.runtime import compiler, events
 from tierjit.runtime.osr import OsrEntries
 
+from .harness import Call
 from .programs import ALL_PROGRAMS
 from .test_tiering import run_rounds
 
@@ -134,6 +137,36 @@ def test_a_first_call_given_a_large_argument_runs_baseline_code_from_its_start()
         tierjit.explain(f)
 
 
+def pair_sums(u, out):
+    for i in range(len(u)):
+        out[i] = 0.0
+        for j in range(len(u)):
+            out[i] += u[i] * u[j]
+
+
+def test_a_loop_nest_over_medium_arguments_is_predicted_long():
+    """No argument reaches watch_size, but the nest's trip counts multiply past it
+    (runtime.loopwork): the first call builds baseline code on its own thread; a nest
+    that stays below it runs as CPython."""
+    from tierjit.runtime.dispatch import dispatcher_of
+    n = len(events.events())
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=60.0,
+                                 watch_size=10_000, background=True):
+        f = tierjit.jit(pair_sums)
+        for size in (99, 101):              # 9,801 and 10,201 iterations
+            u = np.arange(size, dtype=np.float64)
+            out, want = np.zeros(size), np.zeros(size)
+            assert f(u, out) is None
+            pair_sums(u, want)
+            assert out.tolist() == want.tolist()
+            if size == 99:
+                assert not since(n, "compile", "pair_sums")
+        compiler.wait_idle(60)
+    built = since(n, "compile", "pair_sums")
+    assert [(e.tier, e.thread) for e in built] == [("baseline", "MainThread")], built
+    assert dispatcher_of(f).work.estimate((np.zeros(101), None)) == 101 * 101
+
+
 def test_a_large_argument_the_baseline_tier_cannot_take_runs_counting_tier_0(monkeypatch):
     """Where the baseline tier cannot take the call, the call predicted long lowers counting
     tier 0 itself and moves into native code by OSR."""
@@ -217,6 +250,42 @@ def test_watch_size_none_predicts_nothing():
         assert f(100_000) == mod_sum(100_000)
         assert not since(n, "compile", "mod_sum")
         assert "not watched" in tierjit.explain(f)
+
+
+def _corpus_functions():
+    for prog in ALL_PROGRAMS:
+        ns: dict = {"jit": lambda f=None, **kw: f if f is not None else (lambda g: g)}
+        exec(compile(prog.source, f"<{prog.name}>", "exec"), ns)
+        for value in ns.values():
+            if isinstance(value, types.FunctionType):
+                yield prog, value
+
+
+def test_the_loop_work_model_reads_every_corpus_function():
+    """runtime.loopwork over the corpus: it reads every function and evaluates on every
+    argument case (and on huge ints, None, floats, lists) without raising; on CPython 3.11
+    its own decoder and `dis` give the same model."""
+    from tierjit.runtime import loopwork
+    read = 0
+    for prog, fn in _corpus_functions():
+        m = loopwork.model(fn.__code__)
+        if sys.version_info[:2] == (3, 11):
+            direct = loopwork._instructions
+            try:
+                loopwork._instructions = loopwork._instructions_dis
+                via_dis = loopwork.model(fn.__code__)
+            finally:
+                loopwork._instructions = direct
+            assert (m and m.products) == (via_dis and via_dis.products), fn.__qualname__
+        if m is None:
+            continue
+        read += 1
+        for case in prog.cases:
+            case = case() if callable(case) else case
+            args = case.args if isinstance(case, Call) else case
+            assert m.estimate(tuple(args)) >= 0
+        assert m.estimate((2**80, -5, None, 1.5, [1, 2])) >= 0
+    assert read > 10
 
 
 def factorial_loop(n):

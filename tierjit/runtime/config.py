@@ -18,7 +18,8 @@ with a warning and the default is kept):
     TIERJIT_WATCH_MS=T|never      a function with loops one of whose cold calls took this many
                                   milliseconds runs its cold calls in counting tier 0 (default 1)
     TIERJIT_WATCH_SIZE=N|never    ... and a cold call given an int of at least this magnitude or
-                                  an array of at least this many elements runs native code from
+                                  an array of at least this many elements, or whose `for` nests
+                                  multiply out to this many iterations, runs native code from
                                   its start: baseline code built by that call, else counting
                                   tier 0 (default 65536)
     TIERJIT_OSR_BACKEDGES=N|never loop iterations after which a call running a loop in tier 0
@@ -74,7 +75,9 @@ class Config:
                                 by that call; None: never) ...
     watch_size: int | None      ... and a cold call of it one of whose arguments is an int of at
                                 least this magnitude (a loop bound) or a NumPy array of at
-                                least this many elements is likely long: it runs baseline code
+                                least this many elements, or whose `for` loop nests' trip
+                                counts (read from the bytecode: runtime.loopwork) multiply out
+                                to this many, is likely long: it runs baseline code
                                 for its argument types from its start, built by that call, or
                                 where the baseline tier cannot take it counting tier 0, lowered
                                 by that call, whose loops can move into native code at once

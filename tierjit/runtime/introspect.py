@@ -124,7 +124,8 @@ class Introspection:
                              f"have taken {_config.watch_seconds * 1e3:g} ms")
             if _config.watch_size is not None:
                 rules.append(f"a call given an int of {_config.watch_size} or more (in "
-                             f"magnitude) or an array of as many elements runs baseline code "
+                             f"magnitude) or an array of as many elements, or whose `for` "
+                             f"nests multiply out to as many iterations, runs baseline code "
                              f"from its start (counting tier 0 where baseline cannot take it)")
             return "has loops: " + "; ".join(rules)
         if hasattr(c, "points"):

@@ -258,6 +258,10 @@ class ColdDispatcher:
         # without loops is hot by count alone: its own code cannot run long but by calling
         # (recursion is counted call by call), so its cold calls are not timed.
         self.loops: bool | None = None
+        # Its `for` loop nests' trip counts as terms over the arguments (runtime.loopwork):
+        # True while they are still to be read (two or more `for` loops), then a Model, or
+        # False (also with fewer loops: one loop's bound is an argument the size rule sees).
+        self.work: Any = False
         # Counting tier 0 with OSR (runtime.osr) for the cold calls of a function with loops:
         # None until the first cold call, "watching" while none of a function with loops'
         # cold calls has taken config.watch_seconds, "building" while the compiler thread
@@ -304,7 +308,9 @@ class ColdDispatcher:
         if self.loops is None:
             self.find_loops()
         c = self.counting
-        if c is not False and predicts_long(args, _config.watch_size):
+        size = _config.watch_size
+        if c is not False and (predicts_long(args, size) or self.work is not False
+                               and self.long_nest(args, size)):
             # native code from the call's start, else counting tier 0 (runtime.watch)
             f = self.materialise()._long_call(args, kwargs)
             if f is not None:
@@ -322,9 +328,32 @@ class ColdDispatcher:
         return c.tier0
 
     def find_loops(self) -> None:
-        """At the first cold call: a function with loops is watched (runtime.watch)."""
-        self.loops = has_loops(self.py_func.__code__)
+        """At the first cold call: a function with loops is watched (runtime.watch), and one
+        with nested `for` loops has them read (runtime.loopwork)."""
+        code = self.py_func.__code__
+        self.loops = has_loops(code)
         self.counting = "watching" if self.loops else False
+        self.work = self.loops and for_loops(code) > 1
+
+    def long_nest(self, args: tuple, size: "int | None") -> bool:
+        """Do the function's `for` nests run `size` iterations given these arguments? Read
+        at the first cold call with an argument of at least size's fourth root (an int, an
+        array's elements, a list's or tuple's length): below that no nest of up to four
+        loops can reach size, and a program whose loops stay small reads nothing."""
+        work = self.work
+        if size is None:
+            return False
+        if work is True:
+            if not _reaches(args, max(1, int(size ** 0.25))):
+                return False
+            from . import loopwork
+            from .events import note_pause
+            start = _clock()
+            work = self.work = loopwork.model(self.py_func.__code__) or False
+            note_pause(_clock() - start)          # JIT work on the program's thread
+            if work is False:
+                return False
+        return work.estimate(args) >= size
 
     def observe(self, args: tuple) -> None:
         """Add a cold call's arguments to the value profile (sampled by the shim)."""
@@ -363,7 +392,7 @@ def _unchanged(fn: "Callable", free: dict) -> bool:
 def predicts_long(args: tuple, size: "int | None") -> bool:
     """Does an argument say that a call of a function with loops will be long: an int of at
     least `size` in magnitude (a loop bound, most likely) or a NumPy array of at least `size`
-    elements (config.watch_size; None: never)?"""
+    elements (config.watch_size; None: never)? Loop nests: ColdDispatcher.long_nest."""
     if size is None:
         return False
     for a in args:
@@ -376,12 +405,46 @@ def predicts_long(args: tuple, size: "int | None") -> bool:
     return False
 
 
+def _reaches(args: tuple, n: int) -> bool:
+    """Is an argument an int of at least n in magnitude, or an array, list or tuple of at
+    least n elements?"""
+    for a in args:
+        t = type(a)
+        if t is int:
+            if a >= n or -a >= n:
+                return True
+        elif t is list or t is tuple:
+            if len(a) >= n:
+                return True
+        elif t is not float and _is_ndarray(t) and a.size >= n:
+            return True
+    return False
+
+
 def has_loops(code: "Any") -> bool:
     """Does the code object jump backwards (a loop)? Nested code objects are not looked at:
     the frontend does not lower functions that define them."""
     # co_code is (opcode, oparg) byte pairs: keep the opcodes, map each backward jump to 1 and
     # every other opcode to 0, and look for a 1 — three C calls, no Python loop.
     return 1 in code.co_code[::2].translate(_MARKS or _marks())
+
+
+def for_loops(code: "Any") -> int:
+    """How many `for` loops the code object has (FOR_ITER instructions): one C call."""
+    return code.co_code[::2].count(_FOR_ITER or _for_iter())
+
+
+def _for_iter() -> bytes:
+    global _FOR_ITER
+    if sys.version_info[:2] == (3, 11):
+        _FOR_ITER = b"\x5d"            # 93: no import of opcode (~1 ms)
+    else:
+        import opcode
+        _FOR_ITER = bytes((opcode.opmap["FOR_ITER"],))
+    return _FOR_ITER
+
+
+_FOR_ITER: "bytes | None" = None
 
 
 def _marks() -> bytes:
