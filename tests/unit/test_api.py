@@ -213,3 +213,19 @@ def test_import_is_cheap_and_lazy():
     assert all(heavy == "" for _, _, heavy in runs), f"import tierjit imported {runs[0][2]}"
     self_us = min(r[0] for r in runs)
     assert self_us < IMPORT_BUDGET_US, f"import tierjit: {self_us} us self time"
+
+
+def test_a_function_getting_hot_imports_little_on_the_programs_thread():
+    """The modules a call that makes a function hot imports on the program's thread (the
+    dispatcher, the baseline job, the compiler thread, events) leave the compiler's own
+    imports (dataclasses, inspect, ast, dis, re: ~20 ms in a program without NumPy) to the
+    compiler thread."""
+    code = ("import sys, tierjit; before = set(sys.modules); "
+            "import tierjit.runtime.dispatch, tierjit.runtime.baseline, "
+            "tierjit.runtime.compiler, tierjit.runtime.events; "
+            "print(sorted(set(sys.modules) - before))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=60, check=True)
+    heavy = {"dataclasses", "inspect", "ast", "dis", "re", "numpy", "llvmlite"}
+    assert not heavy & set(eval(out.stdout)), out.stdout

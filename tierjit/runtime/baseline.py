@@ -18,7 +18,6 @@ TIERJIT_BASELINE=0 in the environment leaves adaptive tiering without the baseli
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 ENABLED = os.environ.get("TIERJIT_BASELINE", "1") not in ("0", "")
@@ -54,6 +53,11 @@ def _codes(dispatcher) -> dict:
 def build_private(dispatcher, key):
     """Baseline code for dispatcher's signature `key` from its own optimised copy of the
     typed IR, leaving the specialisation's fields to the dispatcher. None if unsupported."""
+    # imported here, not with this module: the program's thread imports it when a function
+    # gets hot, and `dataclasses` (inspect, ast, dis, re) takes ~19 ms where NumPy has not
+    # loaded it yet
+    import dataclasses
+
     from ..backends.stencils.code import compile_baseline
     from ..errors import Unsupported
     from ..ir.clone import clone

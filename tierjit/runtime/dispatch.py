@@ -434,6 +434,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
 
     def _spec_for(self, args: tuple) -> "Specialisation | None":
         """The specialisation for these arguments' types; requests its build when new."""
+        start = _clock()             # a request's work on this thread is a pause (_submit)
         if self.tier == "auto":                  # warm: baseline first (runtime/baseline.py)
             from . import baseline
             if baseline.ENABLED:
@@ -443,7 +444,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             # program, so the compiler thread types the arguments too.
             from . import compiler
             if not compiler.get_compiler().is_compiler_thread():
-                self._submit(_Build(self, None, args))
+                self._submit(_Build(self, None, args), start)
                 return None
         key = tuple(_types_of(args))
         spec = self.specs.get(key)
@@ -463,7 +464,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             return spec
         from . import compiler
         if _config.background and not compiler.get_compiler().is_compiler_thread():
-            self._submit(_Build(self, target))
+            self._submit(_Build(self, target), start)
         elif target is not spec:
             self._build_values(target)
         else:
@@ -486,8 +487,10 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         self._warming.add(shape)
         compiler.get_compiler().submit(_Warm(self, args))
 
-    def _submit(self, job: "_Build") -> None:
-        """Queue a build for the compiler thread; calls bypass typing until it is done."""
+    def _submit(self, job: "_Build", start: "float | None" = None) -> None:
+        """Queue a build for the compiler thread; calls bypass typing until it is done. The
+        pause noted runs from `start` (the request's first work on this thread: the baseline
+        job queued ahead, typing the arguments), else from now."""
         from . import compiler
         from .events import note_pause
         job.queued_at = _clock()
@@ -498,7 +501,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         if not compiler.get_compiler().submit(job):
             self._pending.discard(job)
             self.bypass = bool(self._pending)
-        note_pause(_clock() - job.queued_at)
+        note_pause(_clock() - (job.queued_at if start is None else start))
 
     def _build_in_background(self, job: "_Build") -> None:
         spec = job.spec
@@ -552,6 +555,7 @@ class _Warm:
     """A compiler-thread job: baseline code for a call's argument types (runtime.baseline)."""
 
     __slots__ = ("dispatcher", "args", "__qualname__")
+    uses_llvm = False         # (but for the stencil library's first build: see compiler._loop)
 
     def __init__(self, dispatcher: "Dispatcher", args: tuple) -> None:
         self.dispatcher, self.args = dispatcher, args

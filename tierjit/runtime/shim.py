@@ -296,8 +296,13 @@ class ColdDispatcher:
 
     def _call_auto(self, *args: "Any", **kwargs: "Any") -> "Any":
         # The shim's fallback (as __call__) until materialise puts the Dispatcher's own in its
-        # place.
-        return self.materialise()._call_auto(*args, **kwargs)
+        # place. Making the Dispatcher (importing runtime.dispatch, ~2 ms the first time) is
+        # JIT work on the calling thread: a pause.
+        start = _clock()
+        d = self.materialise()
+        from .events import note_pause
+        note_pause(_clock() - start)
+        return d._call_auto(*args, **kwargs)
 
     __call__ = _call_auto
 

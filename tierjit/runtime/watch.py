@@ -99,6 +99,7 @@ class _Counting:
     """A compiler-thread job: build a watched function's counting tier 0."""
 
     __slots__ = ("dispatcher", "__qualname__")
+    uses_llvm = False
 
     def __init__(self, dispatcher: "Any") -> None:
         self.dispatcher = dispatcher
