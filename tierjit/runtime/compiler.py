@@ -154,6 +154,9 @@ class CompilerThread:
                 sys.setswitchinterval(self._saved_interval)
             self._saved_interval = None
         self._busy = busy
+        gil = sys.modules.get("tierjit.backends.gil")   # native code's GIL offers follow
+        if gil is not None:
+            gil.switch_interval_changed(sys.getswitchinterval())
         if not busy:
             self._cv.notify_all()
 

@@ -16,7 +16,7 @@ import ctypes
 from ...ir.nodes import Block, Value
 from ...ir.ops import Op
 from ...types.lattice import ArrayT, Scalar, UnionT
-from .. import nesting
+from .. import gil, nesting
 from .lltypes import kind, ll, union_members
 
 POLL_PERIOD = 1024          # loop back edges between two checks for pending signals
@@ -287,11 +287,17 @@ class DeoptOps:
             # POLL_PERIOD iterations, which change nothing tier 0 can see.
             self.flush_region(self.cur_region, values)
         self.publish_nesting(1)              # a signal handler may call native code
+        self.offer_gil()
         raised = self.emit("call i32 @PyErr_CheckSignals()")
         self.publish_nesting(-1)
         self.propagate_error_if(self.emit(f"icmp ne i32 {raised}, 0"))
         self.emit_void(f"br label %{cont}")
         self.start(cont)
+
+    def offer_gil(self) -> None:
+        """Offer the GIL to a waiting thread once its time has come (backends/gil.py)."""
+        self.emit_void(f"call void @{self.helper('offer_gil')}(ptr inttoptr (i64 "
+                       f"{ctypes.addressof(gil.STATE)} to ptr))")
 
     def find_pure_loops(self) -> None:
         """Loops without stores, calls, raises or returns become deopt regions: their guards

@@ -7,6 +7,9 @@ caller deoptimises.
 
 from __future__ import annotations
 
+from ..gil import DECLARATIONS as GIL_DECLARATIONS
+from ..gil import OFFER_IR
+
 INF = "0x7FF0000000000000"
 
 
@@ -190,6 +193,15 @@ entry:
   ret void
 }
 """,
+    # at a signal poll: the GIL offered to a waiting thread once its time has come
+    # (backends/gil.py)
+    "offer_gil": f"""
+define internal void @tj_offer_gil(ptr %state) noinline {{
+entry:
+{OFFER_IR}
+  ret void
+}}
+""",
     # a deopt site's hand-over to tier 0 (codegen.deopt_body): box the n raw slots by kind
     # (0 a new reference, 1 int64, 2 double, 3 a borrowed reference) in place, call the
     # resume function with them unless one failed, release them; NULL with an exception set
@@ -260,6 +272,7 @@ done:
 
 # what each helper needs declared in its module
 NEEDS = {
+    "offer_gil": list(GIL_DECLARATIONS),
     "fpow": ["declare double @pow(double, double)"],
     "resume": ["declare ptr @PyLong_FromLongLong(i64)", "declare ptr @PyFloat_FromDouble(double)",
                "declare void @Py_IncRef(ptr)", "declare void @Py_DecRef(ptr)",

@@ -21,6 +21,7 @@ import struct
 from dataclasses import dataclass
 
 from ...runtime.config import config
+from .. import gil
 from . import codemem
 from .library import Library
 from .relocs import R_X86_64_32, R_X86_64_32S, R_X86_64_64, R_X86_64_PC32, R_X86_64_PLT32
@@ -340,7 +341,7 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     region.seal()
     ext = {name: region.address + 16 * k for k, name in enumerate(cfuncs)}
     out = emit(lib, [("enter", {"K3": active_counter}), ("entry", {"E": fallback_offset, "K3": active_counter}),
-                     ("deopt", {}), ("signals", {})], b"",
+                     ("deopt", {}), ("signals", {"K3": ctypes.addressof(gil.STATE)})], b"",
                ext)
     ext = dict(ext, ENTER=out.starts[0], ENTRY=out.starts[1], DEOPTALL=out.starts[2],
                SIGNALS=out.starts[3])

@@ -12,11 +12,12 @@ The cache file is keyed by everything that shaped the code, all of it known with
 its format, tierjit's and Python's versions, llvmlite's version and the identity of its
 shared library (which fixes LLVM's version), the machine and the CPU (its model and feature
 flags, from /proc/cpuinfo; where that file does not exist, LLVM's own host CPU name and
-features) and a digest of the template sources. It is written atomically (a temporary file, then
-`os.replace`) and carries a CRC-32 of its payload: a missing, stale or corrupt file is
-rebuilt, never trusted. (A checksum, not a cryptographic digest: it is there to catch a
-truncated or damaged file; whoever can write the cache directory could write a valid digest
-too. SHA-256 took 3.5 ms of every process's start-up for the 560 KB file, CRC-32 0.25 ms.)
+features) and a digest of the template sources (backends/gil.py's offer among them). It is
+written atomically (a temporary file, then `os.replace`) and carries a CRC-32 of its payload:
+a missing, stale or corrupt file is rebuilt, never trusted. (A checksum, not a cryptographic
+digest: it is there to catch a truncated or damaged file; whoever can write the cache
+directory could write a valid digest too. SHA-256 took 3.5 ms of every process's start-up
+for the 560 KB file, CRC-32 0.25 ms.)
 
     cache file = MAGIC | crc32(payload) as u32 | payload
     payload    = len(key) as u32 | key (the repr of its sorted items, UTF-8) | body
@@ -35,6 +36,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from .. import gil
 from . import shared_ir, templates
 
 try:
@@ -172,7 +174,7 @@ def cache_key() -> dict:
 
     from ... import __version__
     sources = sha256()
-    for module in (templates, shared_ir):
+    for module in (templates, shared_ir, gil):
         with open(module.__file__, "rb") as f:
             sources.update(f.read())
     # the file format too: two tierjit trees of one version sharing a cache directory would

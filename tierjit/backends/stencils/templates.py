@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 
+from ..gil import OFFER_IR as _GIL_OFFER
 from .shared_ir import (ENTRY, ENTRY_TYPE, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
                         K_NPINT, K_TUPLE, K_UNION, POLL_EVERY, PROLOGUE)
 
@@ -48,6 +49,9 @@ JUMP_HOLES = ("NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL")
 # C functions stencils call; the emitter resolves them in the running process.
 C_FUNCTIONS = {
     "PyErr_CheckSignals": "declare i32 @PyErr_CheckSignals()",
+    "PyEval_SaveThread": "declare ptr @PyEval_SaveThread()",
+    "PyEval_RestoreThread": "declare void @PyEval_RestoreThread(ptr)",
+    "clock_gettime": "declare i32 @clock_gettime(i32, ptr)",
     "PyLong_FromVoidPtr": "declare ptr @PyLong_FromVoidPtr(ptr)",
     "PyLong_FromLongLong": "declare ptr @PyLong_FromLongLong(i64)",
     "PyLong_AsLongLongAndOverflow": "declare i64 @PyLong_AsLongLongAndOverflow(ptr, ptr)",
@@ -621,11 +625,14 @@ def _control_stencils() -> None:
     b.now["p"] = n
     b.jump("NEXT")
     _stencil("poll", b)
-    # PyErr_CheckSignals for the poll, which then needs to save no register of its own
-    _STENCILS["signals"] = """define preserve_allcc i32 @st_signals() #0 {
+    # PyErr_CheckSignals for the poll, which then needs to save no register of its own; and
+    # the GIL offered once the time of the next offer (hole K3: backends/gil.py) has come
+    _STENCILS["signals"] = f"""define preserve_allcc i32 @st_signals() #0 {{
+  %state = inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr
+{_GIL_OFFER}
   %r = call i32 @PyErr_CheckSignals()
   ret i32 %r
-}
+}}
 """
 
     def range_len(b, start, stop):
