@@ -27,6 +27,8 @@ versions go through `dis`.
 
 import sys
 
+from .shim import _is_ndarray
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:                       # pragma: no cover - typing only
     from collections.abc import Iterator
@@ -213,11 +215,6 @@ def _value(term: "tuple | None", args: tuple) -> "int | None":
     return None                             # a global, an iterator: not read
 
 
-def _is_ndarray(t: type) -> bool:
-    np = sys.modules.get("numpy")
-    return np is not None and issubclass(t, np.ndarray)
-
-
 # -- instructions: (offset, name, argument) --------------------------------------------------
 # The argument: a local's or attribute's name (a tuple of two for 3.13's paired loads and
 # stores), LOAD_GLOBAL's (name, pushes NULL), a constant, a call's argument count, BINARY_OP's
@@ -233,8 +230,7 @@ def _instructions(code: "Any") -> "Iterator[tuple[int, str, Any]]":
 OPCODES_311 = {1: "POP_TOP", 2: "PUSH_NULL", 9: "NOP", 25: "BINARY_SUBSCR", 68: "GET_ITER",
                93: "FOR_ITER", 100: "LOAD_CONST", 106: "LOAD_ATTR", 116: "LOAD_GLOBAL",
                122: "BINARY_OP", 124: "LOAD_FAST", 125: "STORE_FAST", 126: "DELETE_FAST",
-               151: "RESUME",
-               166: "PRECALL", 171: "CALL"}
+               151: "RESUME", 166: "PRECALL", 171: "CALL"}
 _CACHE, _EXTENDED_ARG = 0, 144
 
 
@@ -287,6 +283,8 @@ def _instructions_dis(code: "Any") -> "Iterator[tuple[int, str, Any]]":
             name = "OTHER"
         elif name == "BINARY_OP":
             arg = ins.argrepr
+            if arg == "[]":                              # 3.14's subscript
+                name = "BINARY_SUBSCR"
         elif name in ("PRECALL", "RESUME", "CACHE", "NOT_TAKEN"):
             name = "NOP"
         yield ins.offset, name, arg

@@ -398,28 +398,19 @@ def predicts_long(args: tuple, size: "int | None") -> bool:
     """Does an argument say that a call of a function with loops will be long: an int of at
     least `size` in magnitude (a loop bound, most likely) or a NumPy array of at least `size`
     elements (config.watch_size; None: never)? Loop nests: ColdDispatcher.long_nest."""
-    if size is None:
-        return False
-    for a in args:
-        t = type(a)
-        if t is int:
-            if a >= size or -a >= size:
-                return True
-        elif t is not float and _is_ndarray(t) and a.size >= size:
-            return True
-    return False
+    return size is not None and _reaches(args, size, False)
 
 
-def _reaches(args: tuple, n: int) -> bool:
-    """Is an argument an int of at least n in magnitude, or an array, list or tuple of at
-    least n elements?"""
+def _reaches(args: tuple, n: int, sequences: bool = True) -> bool:
+    """Is an argument an int of at least n in magnitude or an array of at least n elements
+    (or, with `sequences`, a list or tuple of at least n items)?"""
     for a in args:
         t = type(a)
         if t is int:
             if a >= n or -a >= n:
                 return True
         elif t is list or t is tuple:
-            if len(a) >= n:
+            if sequences and len(a) >= n:
                 return True
         elif t is not float and _is_ndarray(t) and a.size >= n:
             return True
