@@ -602,6 +602,43 @@ def lcg_count(n, seed):
     return odd, state
 
 
+def test_typed_ir_under_native_code_never_changes(monkeypatch):
+    """What `infer` returns is never changed: the LLVM build optimises a copy, and a second
+    typing of the same signature does not replace the first. (A call predicted long builds
+    baseline code on its own thread while the compiler thread builds the same function;
+    its typing could put an unoptimised copy in the specialisation after LLVM's code was
+    built from the optimised one, and the deopt feedback then found no speculation at the
+    failing guard: the test below failed about one run in ten on a loaded machine.)"""
+    import tierjit.types.infer as infer_module
+    from tierjit.ir.printer import format_block
+    from tierjit.runtime.dispatch import _types_of, dispatcher_of
+    f = tierjit.jit(lcg_count, tier="opt")
+    d = dispatcher_of(f)
+    key = tuple(_types_of((10, 1)))
+    typed = d.infer(key)
+    before = [format_block(b) for b in typed.fn.blocks]
+    assert f(10, 1) == lcg_count(10, 1)
+    spec = d.specs[key]
+    assert spec.runs_native and spec.typed is not typed
+    assert [format_block(b) for b in typed.fn.blocks] == before
+    assert any(i.op.name == "GUARD_RANGE" for b in spec.typed.fn.blocks for i in b.instrs)
+
+    g = tierjit.jit(lcg_count, tier="opt")
+    e = dispatcher_of(g)
+    first = object()
+    real = infer_module.infer
+
+    def typed_meanwhile_elsewhere(*args, **kwargs):
+        result = real(*args, **kwargs)
+        e.specs[key].typed = first          # another thread's typing finished first
+        return result
+
+    e.specs.setdefault(key, type(spec)(key))
+    monkeypatch.setattr(infer_module, "infer", typed_meanwhile_elsewhere)
+    mine = e.infer(key)
+    assert mine is not first and e.specs[key].typed is first
+
+
 @pytest.mark.parametrize("background", [False, True])
 def test_failing_speculation_is_compiled_out(background):
     """The loop-range speculation (state < 2**32 on entry) fails for every call with a big

@@ -159,7 +159,11 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         return self._ir
 
     def infer(self, arg_types: "tuple[Type, ...]", typer: "CallTyper | None" = None) -> "Typed":
-        """Typed IR for arg_types (cached unless it depended on an unfinished recursion)."""
+        """Typed IR for arg_types (cached unless it depended on an unfinished recursion).
+        Nobody changes what this returns: specialise optimises a copy of it. Two threads may
+        type one signature at once (a call predicted long builds baseline code while the
+        compiler thread builds the same function): the first result is kept, the second is
+        its caller's alone, so spec.typed never changes under native code built from it."""
         from ..types.infer import CallTyper, infer
         spec = self.specs.get(arg_types)
         if spec is not None and spec.typed is not None:
@@ -169,7 +173,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         typer = typer if typer is not None else CallTyper()
         typed = infer(self.untyped_ir(), arg_types, key=(self, arg_types), typer=typer)
         if not typed.partial:
-            self.specs.setdefault(arg_types, Specialisation(arg_types)).typed = typed
+            spec = self.specs.setdefault(arg_types, Specialisation(arg_types))
+            if spec.typed is None:
+                spec.typed = typed
         return typed
 
     def specialise(self, arg_types: "tuple[Type, ...]") -> "Specialisation":
@@ -189,9 +195,14 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 if any(t is None for t in arg_types):
                     raise Unsupported("an argument of a type tierjit does not compile",
                                       self.py_func.__code__.co_firstlineno)
-                spec.typed = self.infer(arg_types)
+                typed = self.infer(arg_types)
+                from dataclasses import replace
+
+                from ..ir.clone import clone
                 from ..passes.pipeline import optimise
-                spec.typed.fn = optimise(spec.typed.fn, spec.avoid)
+                # a copy: another thread may be copying typed.fn for its baseline code
+                # (runtime/baseline.py build_private), and the passes change what they get
+                spec.typed = replace(typed, fn=optimise(clone(typed.fn), spec.avoid))
                 spec.tier0 = _tier0(self, spec.typed.fn, now=self.tier == "interp")
                 spec.tier = "interp"
                 front = _clock() - start
