@@ -345,9 +345,9 @@ class ColdDispatcher:
         at the first cold call with an argument of at least size's fourth root (an int, an
         array's elements, a list's or tuple's length): below that no nest of up to four
         loops can reach size, and a program whose loops stay small reads nothing."""
-        work = self.work
         if size is None:
             return False
+        work = self.work
         if work is True:
             if not _reaches(args, max(1, int(size ** 0.25))):
                 return False

@@ -6,8 +6,9 @@ A function with loops is *watched* once one of its cold calls has taken
 The counting tier 0 is lowered on the compiler thread (by the call itself when watch_seconds
 is 0); until it is there, and for calls it cannot take (keywords, another arity, a free name
 that now names another object), cold calls run the original function. A call given an
-argument of `config.watch_size` (an int that large, an array of that many elements) is
-predicted to be long before it has run at all: it builds baseline code for its argument types
+argument of `config.watch_size` (an int that large, an array of that many elements), or whose
+`for` nests multiply out to that many iterations (runtime.loopwork), is predicted to be long
+before it has run at all: it builds baseline code for its argument types
 itself and runs it from its start (`_long_call`), so that even a function's first call runs
 natively; where the baseline tier cannot take it, it lowers the counting tier 0 itself and
 runs in it from its start, moving into native code by OSR.
@@ -15,8 +16,8 @@ runs in it from its start, moving into native code by OSR.
 Mixed into runtime.dispatch.Dispatcher; its state is `Dispatcher.counting`: None until the
 first cold call, "watching", "building", then an OsrEntries or False. The shim asks
 `cold_target` (runtime.shim.ColdDispatcher: cold calls run without this module) on every cold
-call; once a call is given an argument of watch_size it asks `_long_call` here, once one has
-taken watch_seconds `_start_counting`.
+call; once a call is predicted long it asks `_long_call` here, once one has taken
+watch_seconds `_start_counting`.
 """
 
 from time import perf_counter as _clock
@@ -53,10 +54,10 @@ class Watching:
         return self._build_counting()
 
     def _long_call(self, args: tuple, kwargs: dict) -> "Any":
-        """A cold call given an argument of config.watch_size runs native code from its
-        start: baseline code for its argument types (runtime.baseline.for_long_call), built
-        by this thread and kept for the next such call, which runs it while the function's
-        free names still name what they did when it was lowered (as counting tier 0 does).
+        """A cold call predicted long (config.watch_size) runs native code from its start:
+        baseline code for its argument types (runtime.baseline.for_long_call), built by this
+        thread and kept for the next such call, which runs it while the function's free
+        names still name what they did when it was lowered (as counting tier 0 does).
         Returns its entry, or None where the baseline tier cannot take the call: it then runs
         counting tier 0 (lowered now, if the function is still only watched), whose loops
         can move into native code by OSR."""

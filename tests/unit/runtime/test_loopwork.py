@@ -130,3 +130,5 @@ def test_311_opcodes_are_cpythons():
         assert opcode.opmap[name] == op, name
     assert opcode.opmap["CACHE"] == loopwork._CACHE
     assert opcode.opmap["EXTENDED_ARG"] == loopwork._EXTENDED_ARG
+    from tierjit.runtime.shim import _for_iter       # the shim's count of `for` loops
+    assert _for_iter() == bytes((opcode.opmap["FOR_ITER"],))
