@@ -1,6 +1,6 @@
 """Tiering benchmarks (issue 3): what the adaptive default costs and how fast it gets going.
 
-    bench/tiering.py [--parts fifty,first,osr,values,warmup,pause] [--runs N] [--kernels fib,closest] [--quick]
+    bench/tiering.py [--parts fifty,first,osr,values,warmup,pause,long] [--runs N] [--kernels fib,closest] [--quick]
 
 fifty   A script of 50 small numeric functions, each called at most 10 times, run in fresh
         processes with `@tierjit.jit` and with an identity decorator (plain CPython), alternately,
@@ -33,6 +33,10 @@ pause   The longest main-thread pause caused by the JIT: every kernel (at a smal
         heartbeat loop of ~20 us ticks; the longest gap between ticks, against the same loop with
         no JIT activity. Also tierjit.stats()["pauses"] (JIT work done on the main thread).
         Then the same for one function of a module of ~4,500 lines.
+long    One long call per kernel (a few seconds of baseline code: mandelbrot, nbody, mc_pi,
+        fib, matmul at large scales) in a fresh process, with the default settings (the call
+        moves from baseline code into LLVM's once it is built: runtime/tierup.py) and with
+        TIERJIT_TIERUP_MS=never, against the compiled call (the second call).
 
 Child processes run without PYTHONDONTWRITEBYTECODE, as users run Python (bytecode cached).
 Each figure is printed as it comes; nothing is written to disk.
@@ -267,6 +271,54 @@ def part_osr(n: int) -> None:
         osr = f"  OSR entries: {len(r['osr'])}" if "osr" in r else ""
         print(f"  {m:<12} first call {r['first'] * 1e3:8.1f} ms  = {r['first'] / compiled:6.2f}x "
               f"the compiled call{osr}", flush=True)
+
+
+# -- long calls: tier-up out of baseline code -------------------------------------------------------
+
+# (kernel, scale): one call of several seconds' baseline work at the default settings
+LONG_CALLS = (("mandelbrot", 2000), ("nbody", 2_000_000), ("mc_pi", 200_000_000), ("fib", 38),
+              ("matmul", 700))
+
+
+def child_long(kernel: str, scale: int) -> None:
+    import importlib
+
+    import tierjit
+    from tierjit.runtime import compiler
+    mod = importlib.import_module(f"kernels.{kernel}")
+    args = mod.setup(scale)
+    for f in mod.JIT:
+        setattr(mod, f, tierjit.jit(getattr(mod, f)))
+    entry = getattr(mod, mod.ENTRY)
+    start = time.perf_counter()
+    entry(*args)
+    rec: dict[str, Any] = {"first": time.perf_counter() - start}
+    compiler.wait_idle(300)
+    args = mod.setup(scale)
+    start = time.perf_counter()
+    entry(*args)
+    rec["compiled"] = time.perf_counter() - start
+    rec["left"] = sum(1 for e in tierjit.stats()["events"]
+                      if e["kind"] == "osr" and e["detail"].get("from_tier") == "baseline")
+    emit(rec)
+
+
+def part_long() -> None:
+    print("Long calls: one call of each kernel at a large scale in a fresh process, with the "
+          "default settings (a call running baseline code moves into LLVM's code once built: "
+          "runtime/tierup.py) and with TIERJIT_TIERUP_MS=never; the compiled call is the "
+          "second call, once the compiler thread is idle")
+    for kernel, scale in LONG_CALLS:
+        on = run_child(["_long", kernel, str(scale)])
+        off = run_child(["_long", kernel, str(scale)], TIERJIT_TIERUP_MS="never")
+        if "error" in on or "error" in off:
+            print(f"  {kernel:<12} error: {on.get('error') or off.get('error')}")
+            continue
+        c = min(on["compiled"], off["compiled"])
+        print(f"  {kernel:<12} {scale:>11,}  tier-up {on['first'] * 1e3:8.1f} ms "
+              f"({on['first'] / c:5.2f}x, {on['left']} exits)   never "
+              f"{off['first'] * 1e3:8.1f} ms ({off['first'] / c:5.2f}x)   compiled "
+              f"{c * 1e3:8.1f} ms", flush=True)
 
 
 def _warm_up(x):
@@ -504,6 +556,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "_osr":
         child_osr(argv[1], int(argv[2]))
         return 0
+    if argv and argv[0] == "_long":
+        child_long(argv[1], int(argv[2]))
+        return 0
     if argv and argv[0] == "_pause":
         child_pause(argv[1].split(","))
         return 0
@@ -511,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
         child_pause_big(argv[1])
         return 0
     parser = argparse.ArgumentParser(description=textwrap.dedent(__doc__).split("\n\n")[0])
-    parser.add_argument("--parts", default="fifty,first,osr,values,warmup,pause")
+    parser.add_argument("--parts", default="fifty,first,osr,values,warmup,pause,long")
     parser.add_argument("--runs", type=int, default=15, help="processes per fifty variant")
     parser.add_argument("--kernels", default=",".join(KERNELS))
     parser.add_argument("--quick", action="store_true", help="first calls at quick scale")
@@ -530,6 +585,8 @@ def main(argv: list[str] | None = None) -> int:
         part_warmup(names)
     if "pause" in parts:
         part_pause(names, 3)
+    if "long" in parts:
+        part_long()
     return 0
 
 

@@ -1,5 +1,6 @@
 """Other threads keep running while a long native loop runs (backends/gil.py): native code
-offers the GIL as CPython's interpreter does, in both native tiers."""
+offers the GIL as CPython's interpreter does, in both native tiers; and while a recursion
+without loops runs baseline code, whose self-calls poll."""
 
 from __future__ import annotations
 
@@ -33,6 +34,13 @@ def whiling(a, n):                  # a while loop
     return s
 
 
+@tierjit.jit(tier="baseline")
+def halving(a, n):                  # a recursion without loops: baseline code polls its calls
+    if n < 2:
+        return n
+    return halving(a, n // 2) + halving(a, n - n // 2)
+
+
 @pytest.mark.parametrize("tier", ["baseline", "opt"])
 @pytest.mark.parametrize("loop", [pure, storing, whiling], ids=lambda f: f.__name__)
 def test_a_thread_runs_during_a_long_native_loop(tier, loop):
@@ -40,10 +48,17 @@ def test_a_thread_runs_during_a_long_native_loop(tier, loop):
     for many switch intervals must see it run in the call's middle third. (Were the GIL
     held throughout the native code, the ticker could run only for a switch interval before
     the native code is entered and one after it returns, before the call's end is read.)"""
-    f = tierjit.jit(loop, tier=tier)
+    ticks_in_a_long_call(tierjit.jit(loop, tier=tier), loop)
+
+
+def test_a_thread_runs_during_a_long_baseline_recursion():
+    ticks_in_a_long_call(halving, halving.__wrapped__)
+
+
+def ticks_in_a_long_call(f, plain):
     a = np.zeros(8, np.int64)
     n = 1000
-    assert f(a, n) == loop(np.zeros(8, np.int64), n)        # compiled, and right
+    assert f(a, n) == plain(np.zeros(8, np.int64), n)        # compiled, and right
     while True:                     # a call of at least 0.3 s on this machine
         t = time.perf_counter()
         alone = f(a, n)

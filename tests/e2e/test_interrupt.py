@@ -49,10 +49,17 @@ LOOPS = {   # each replaces LOOP, indented by 4 in the script
 }
 
 
-@pytest.mark.parametrize("loop", sorted(LOOPS))
+# a recursion without loops, in baseline code: its self-calls poll
+RECURSION = SCRIPT.replace('tier="opt"', 'tier="baseline"').replace(
+    "def spin(a, n):\n    s = 0\n    LOOP\n    return s",
+    "def spin(a, n):\n    if n < 2:\n        return n\n"
+    "    return spin(a, n // 2) + spin(a, n - n // 2)")
+
+
+@pytest.mark.parametrize("loop", sorted(LOOPS) + ["recursion"])
 def test_ctrl_c_interrupts_a_native_loop(tmp_path, loop):
     path = tmp_path / "spin.py"
-    path.write_text(SCRIPT.replace("LOOP", LOOPS[loop]))
+    path.write_text(RECURSION if loop == "recursion" else SCRIPT.replace("LOOP", LOOPS[loop]))
     proc = subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"

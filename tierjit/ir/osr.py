@@ -52,25 +52,29 @@ def osr_points(fn: Function) -> list[OsrPoint]:
 
 
 def osr_function(fn: Function, point: OsrPoint) -> Function:
-    """A copy of the untyped `fn` that starts at `point.header` with `point.live` as its
-    arguments (see the module docstring). `fn` itself is not modified."""
+    """A copy of `fn` that starts at `point.header` with `point.live` as its arguments (see
+    the module docstring). `fn` itself is not modified. The untyped IR's, or a typed and
+    optimised function's (runtime/tierup.py): the values the entry makes take the types of
+    those they stand for."""
     from ..frontend.ssa import remove_trivial_params, remove_unreachable
     f = clone(fn)
     by_id = {v.id: v for v in f.values()}
-    header = f.blocks[point.header]
+    header = next(b for b in f.blocks if b.id == point.header)
     states = FrameStates(f)
     at_header = states.states[states.at(header, 0)].live
     consts = _constants(f)
-    entry = Block(len(f.blocks))
+    entry = Block(max(b.id for b in f.blocks) + 1)
     copies: dict[Value, Value] = {}           # value live at the header -> its entry copy
     for v in point.live:
         p = f.new_value(v.name)
+        p.type = v.type
         entry.params.append(p)
         copies[by_id[v.id]] = p
     # constants defined before the header and used after it: made again in the entry
     for v in at_header:
         if v not in copies:
             c = f.new_value(v.name)
+            c.type, c.range = v.type, v.range
             entry.instrs.append(Instr(Op.CONST, [], c, consts[v].attr, point.line))
             copies[v] = c
     entry.instrs.append(Instr(Op.JUMP, [], None, None, point.line,
@@ -104,6 +108,7 @@ def _repair_ssa(f: Function, copies: dict[Value, Value]) -> None:
             if ins.result is not None:
                 home[ins.result] = b
     names = {v: f"%{v.id}" for v in copies}
+    types = {names[v]: v.type for v in copies}
     for v, c in copies.items():
         ssa.write(f.entry, names[v], c)
         if v in home:
@@ -121,7 +126,7 @@ def _repair_ssa(f: Function, copies: dict[Value, Value]) -> None:
             for e in ins.targets:
                 e.args = [read(a, b, ins.line) for a in e.args]
     for p, var in ssa.param_var.items():      # new parameters take their variable's name
-        p.name = by_name[var]
+        p.name, p.type = by_name[var], types[var]
 
 
 def _constants(fn: Function) -> dict[Value, Instr]:

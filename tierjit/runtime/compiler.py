@@ -22,6 +22,7 @@ import os
 import sys
 import threading
 from _collections import deque         # not `collections`: imported on a program's thread
+from time import perf_counter
 
 from .events import COMPILER_THREAD
 
@@ -42,6 +43,7 @@ class CompilerThread:
 
     def __init__(self) -> None:
         self._jobs: deque[Callable[[], None]] = deque()
+        self._later: list[tuple[float, Callable[[], None]]] = []    # (time due, job)
         self._cv = threading.Condition(threading.Lock())
         self._ident: int | None = None       # the thread's id once started
         self._running = False                # started and not yet exited
@@ -61,6 +63,19 @@ class CompilerThread:
             if not self._running:
                 # _thread, not threading.Thread: start() would wait for the new thread to
                 # get the GIL, a pause of up to one switch interval on the caller.
+                self._running = True
+                _thread.start_new_thread(self._run, ())
+            self._cv.notify()
+            return True
+
+    def submit_at(self, when: float, job: Callable[[], None]) -> bool:
+        """Queue a job once `time.perf_counter()` reaches `when` (the thread waits for the
+        earliest); False when the thread is shutting down."""
+        with self._cv:
+            if self._stopping:
+                return False
+            self._later.append((when, job))
+            if not self._running:
                 self._running = True
                 _thread.start_new_thread(self._run, ())
             self._cv.notify()
@@ -88,6 +103,7 @@ class CompilerThread:
         with self._cv:
             self._stopping = True
             self._jobs.clear()
+            self._later.clear()
             self._cv.notify_all()
             if not self.is_compiler_thread():
                 self._cv.wait_for(lambda: not self._running, timeout)
@@ -123,9 +139,9 @@ class CompilerThread:
         preloaded = False
         while True:
             with self._cv:
-                while (not self._jobs or self._paused) and not self._stopping:
+                while (not self._due() or self._paused) and not self._stopping:
                     self._set_busy(False)
-                    self._cv.wait()
+                    self._cv.wait(self._wait())
                 if self._stopping:
                     return
                 job = self._jobs.popleft()
@@ -141,6 +157,22 @@ class CompilerThread:
                 from .events import record
                 record("error", getattr(job, "__qualname__", "?"), detail=repr(e))
             self.jobs_done += 1
+
+    def _due(self) -> bool:
+        """Called with the condition held: move the timed jobs whose time has come to the
+        queue; is there a job to run?"""
+        if self._later:
+            now = perf_counter()
+            for item in [x for x in self._later if x[0] <= now]:
+                self._later.remove(item)
+                self._jobs.append(item[1])
+        return bool(self._jobs)
+
+    def _wait(self) -> float | None:
+        """How long the idle thread may wait: until the earliest timed job, or a notify."""
+        if not self._later or self._paused:
+            return None
+        return max(0.0, min(w for w, _ in self._later) - perf_counter())
 
     def _set_busy(self, busy: bool) -> None:
         """Called with the condition held: track idleness and the switch interval."""

@@ -48,7 +48,8 @@ _OBSERVED = 8     # the last cold calls of a function without loops sampled by t
                   # profile (besides calls 16, 32, 64, ...)
 
 _FIELDS = ("hot_calls", "hot_seconds", "background", "max_deopts", "max_specialisations", "log",
-           "osr_backedges", "watch_seconds", "watch_size", "perf", "specialise_values")
+           "osr_backedges", "watch_seconds", "watch_size", "tierup_seconds", "perf",
+           "specialise_values")
 
 
 class Config:
@@ -87,6 +88,10 @@ class Config:
                                 asks again every as many iterations while that code is being
                                 built. None: never (cold calls run as CPython, large arguments
                                 or not).
+    tierup_seconds: float | None a call running baseline code from its start (a call predicted
+                                long, an OSR transfer) that has run this long has LLVM's code
+                                built for the rest of its loops, and moves into it at a loop's
+                                next signal poll (runtime.tierup). None: never.
     specialise_values: bool     arguments that were the same int, bool or float in every
                                 sampled cold call are compiled in as constants, behind an entry
                                 guard; another value switches the function to a generic version.
@@ -104,6 +109,7 @@ class Config:
     osr_backedges: int | None
     watch_seconds: float | None
     watch_size: int | None
+    tierup_seconds: float | None
     specialise_values: bool
 
     def __init__(self, env: "Mapping[str, str] | None" = None) -> None:
@@ -123,6 +129,7 @@ class Config:
         set_(self, "osr_backedges", 1000)
         set_(self, "watch_seconds", 0.001)
         set_(self, "watch_size", 65536)
+        set_(self, "tierup_seconds", 0.25)
         set_(self, "specialise_values", True)
         if env is not None:
             self._read_env(env)
@@ -145,7 +152,7 @@ class Config:
                 extra = " or None (never)" if never else ""
                 raise TypeError(f"tierjit.config.{name} must be an int >= {low}{extra}, "
                                 f"got {value!r}")
-        elif name in ("hot_seconds", "watch_seconds"):
+        elif name in ("hot_seconds", "watch_seconds", "tierup_seconds"):
             if value is not None and (isinstance(value, bool) or
                                       not isinstance(value, int | float) or value < 0):
                 raise TypeError(f"tierjit.config.{name} must be a number >= 0 or None "
@@ -194,6 +201,7 @@ class Config:
             "TIERJIT_OSR_BACKEDGES": ("osr_backedges", _int_or_never),
             "TIERJIT_WATCH_MS": ("watch_seconds", _ms_or_never),
             "TIERJIT_WATCH_SIZE": ("watch_size", _int_or_never),
+            "TIERJIT_TIERUP_MS": ("tierup_seconds", _ms_or_never),
             "TIERJIT_SPECIALISE_VALUES": ("specialise_values", _flag),
         }
         for var, (name, parse) in parsers.items():

@@ -248,18 +248,23 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                       prepare: "Callable | None" = None, **detail: "Any") -> None:
         """Build a version that is not a plain type specialisation (a value-specialised one,
         an OSR entry): the untyped IR `source()` typed for spec's argument types (under the
-        recursion key `key`), `prepare`d, optimised, then its tier 0 and native code. A
-        failure ends in spec.reason (raised under STRICT); one compile event, with `detail`."""
+        recursion key `key`), `prepare`d, optimised, then its tier 0 and native code; or, when
+        `source()` is a Typed, that typed and optimised IR (runtime/tierup.py). A failure
+        ends in spec.reason (raised under STRICT); one compile event, with `detail`."""
         from ..errors import Unsupported
         from ..passes.pipeline import optimise
-        from ..types.infer import infer
+        from ..types.infer import Typed, infer
         start = _clock()
         front = llvm = 0.0
         try:
-            spec.typed = infer(source(), spec.arg_types, key=key)
-            if prepare is not None:
-                spec.typed.fn = prepare(spec.typed.fn)
-            spec.typed.fn = optimise(spec.typed.fn, spec.avoid)
+            made = source()
+            if isinstance(made, Typed):
+                spec.typed = made
+            else:
+                spec.typed = infer(made, spec.arg_types, key=key)
+                if prepare is not None:
+                    spec.typed.fn = prepare(spec.typed.fn)
+                spec.typed.fn = optimise(spec.typed.fn, spec.avoid)
             spec.tier0 = _tier0(self, spec.typed.fn)
             spec.tier = "interp"
             front = _clock() - start
@@ -315,6 +320,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 if other.value_spec is not None:
                     other.value_spec.installed = False
             spec.installed = True
+            if self.tier == "auto" and spec.tier == "opt":
+                from .tierup import superseded
+                superseded(self, spec.arg_types)
         record("tier-up", self.__qualname__, _fmt_types(spec.arg_types, spec.values), "opt",
                slot="switched" if ok else "unchanged")
 
@@ -369,6 +377,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         if spec.installed:
             spec.installed = False
             _entry.uninstall(self.entry)
+            if self.tier == "auto":
+                from .tierup import superseded
+                superseded(self, spec.arg_types, False)
         record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                reason=why)
 

@@ -98,6 +98,9 @@ class OsrEntries:
         self.transfers += 1
         record("osr", d.__qualname__, dispatch._fmt_types(types), tier,
                line=self.points[header].line, header=header)
+        if tier == "baseline":             # whose loops may move on into LLVM's code
+            from .tierup import watched
+            return watched(d, code)(*live)
         return code.entry_callable(*live)
 
     def _new_entry(self, header: int, types: tuple) -> "Specialisation | None":

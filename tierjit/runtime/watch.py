@@ -69,7 +69,8 @@ class Watching:
                 if code is not None:
                     from ..frontend.resolve import unchanged
                     if unchanged(self.py_func, self.untyped_ir().free):
-                        return code.entry_callable
+                        from .tierup import watched
+                        return watched(self, code)
         if self.counting == "watching":
             self._start_counting(now=True)
         return None

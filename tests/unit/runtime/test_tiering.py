@@ -64,11 +64,13 @@ def test_config_from_environment():
                 "TIERJIT_BACKGROUND": "0", "TIERJIT_MAX_DEOPTS": "7", "TIERJIT_LOG": "1",
                 "TIERJIT_MAX_SPECIALISATIONS": "3", "TIERJIT_PERF": "1",
                 "TIERJIT_OSR_BACKEDGES": "never", "TIERJIT_SPECIALISE_VALUES": "0",
-                "TIERJIT_WATCH_MS": "2", "TIERJIT_WATCH_SIZE": "never"})
+                "TIERJIT_WATCH_MS": "2", "TIERJIT_WATCH_SIZE": "never",
+                "TIERJIT_TIERUP_MS": "never"})
     assert c.as_dict() == {"hot_calls": None, "hot_seconds": 0.0025, "background": False,
                            "max_deopts": 7, "max_specialisations": 3, "log": True,
                            "perf": True, "osr_backedges": None, "specialise_values": False,
-                           "watch_seconds": 0.002, "watch_size": None}
+                           "watch_seconds": 0.002, "watch_size": None,
+                           "tierup_seconds": None}
     with pytest.raises(TypeError, match="osr_backedges must be an int >= 1"):
         c.osr_backedges = 0
     with pytest.raises(TypeError, match=r"watch_size must be an int >= 0 or None \(never\)"):

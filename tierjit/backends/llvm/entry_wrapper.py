@@ -41,7 +41,7 @@ def entry_function(core, name: str) -> str:
     for i, p in enumerate(params):
         slot = g.emit(f"getelementptr ptr, ptr %args, i64 {i}")
         obj = g.emit(f"load ptr, ptr {slot}")
-        v = g.unbox(obj, p.type, 'fallback')
+        v = g.unbox_value(obj, p.type, 'fallback')      # (an OSR entry's may be a union)
         if i in values:
             g.check(_same_value(g, v, ll(p.type), values[i]), "fallback")
         args.append(f"{ll(p.type)} {v}")

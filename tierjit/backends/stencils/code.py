@@ -32,6 +32,7 @@ from .kinds import width
 from .select import OWN, Selection
 
 _TRUE = id(True)
+STAY = object()            # what a loop exit returns when the call resumes in tier 0 instead
 DEPTH_SITE = 0xFFFF        # the deopt "site" of that: not a failed guard, not counted
 
 
@@ -52,6 +53,14 @@ class BaselineCode:
     tier = "baseline"
     core_cell: ctypes.c_void_p | None = None
     region: tuple[int, int] | None = None      # (address, size) in the code arena
+    # loop header (block id) -> its exit; frame state -> where a call leaving there goes
+    exits: dict = field(default_factory=dict)
+    leaving: dict = field(default_factory=dict)
+    climb: object = None                       # its calls' tier-up (runtime/tierup.py)
+    # the self-calls' exit: opened, each leaves to tier 0, which calls through the slot
+    calls_exit: LoopExit | None = None
+    fn: object = None                          # the typed IR it was made from
+    return_type: object = None
 
     def __del__(self) -> None:
         # the pages go back to the pool once no baseline call runs (codemem.Arena.free)
@@ -72,6 +81,24 @@ class BaselineCode:
         return self.llvm_text
 
 
+@dataclass(slots=True, eq=False)
+class LoopExit:
+    """A loop header's way out of baseline code: its polls leave the call through the deopt
+    stub of frame state `state` (the header's) once word `k` of `words` is set, and the call
+    goes on in what `BaselineCode.leaving[state]` calls (runtime/tierup.py)."""
+
+    state: int
+    words: ctypes.Array
+    k: int
+    taken: int = 0                  # calls that left by it
+
+    def open(self) -> None:
+        self.words[self.k] = 1
+
+    def close(self) -> None:
+        self.words[self.k] = 0
+
+
 class _Hooks:
     """The Python side of one function's baseline code (deopt and pyop targets)."""
 
@@ -83,6 +110,7 @@ class _Hooks:
         self.overrides = sel.overrides
         self.states = sel.fs.states
         self.resumes: dict = {}
+        self.leaving: dict = {}       # frame state -> f(values): a loop exit (BaselineCode)
         self.code = None
         self.on_give_up = None
         self.pyops = []
@@ -110,6 +138,13 @@ class _Hooks:
         fs = self.states[index]      # the values and the resume function: one frame state
         for v in fs.live:
             values.append(obj if v is override else fr.box(v.type, addr + offset[v]))
+        leave = self.leaving.get(index) if not site else None
+        if leave is not None:
+            # a poll leaving by its loop's exit (or a guard failing at the loop header): the
+            # rest of the call runs elsewhere, unless that code cannot take these values
+            result = leave(values)
+            if result is not STAY:
+                return result
         spec = self.spec
         # A callee that deoptimised hands its result on: not a failed guard of this code,
         # so not counted (a deep recursion would otherwise count one per frame).
@@ -124,11 +159,24 @@ class _Hooks:
             self.deopt_count += 1
             if self.deopt_count == _max_deopts() and self.on_give_up is not None:
                 self.on_give_up()
+        return self._resume(index)(*values)
+
+    def _resume(self, index: int):
+        """This code's own tier 0 from frame state `index` on."""
         f = self.resumes.get(index)
         if f is None:
             from ..pyemit import compile_tier0
-            f = self.resumes[index] = compile_tier0(self.fn, fs, name=self.dispatcher.__name__)
-        return f(*values)
+            f = self.resumes[index] = compile_tier0(self.fn, self.states[index],
+                                                    name=self.dispatcher.__name__)
+        return f
+
+    def resume_uncounted(self, index: int, ex: LoopExit):
+        """Where a self-call leaving by exit `ex` goes (BaselineCode.leaving): tier 0 from
+        frame state `index`, which makes the call through the slot; not a deopt."""
+        def leave(values: list):
+            ex.taken += 1
+            return self._resume(index)(*values)
+        return leave
 
     def pyop(self, k: int, addr: int) -> bool:
         """Make operation k in Python. False deoptimises: before the operation, where tier 0
@@ -258,6 +306,16 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     publish = dispatcher.specs.get(spec.arg_types) is spec
     sel = Selection(fn, ret, (dispatcher, spec.arg_types) if publish else None)
     sel.select()
+    # the exit words: one per loop header its polls read (K3), then the one its self-calls
+    # read (K4); runtime/tierup.py sets them
+    exits: dict = {}
+    for _h, header in sel.polls:
+        exits.setdefault(header, len(exits))
+    words = (ctypes.c_int64 * (len(exits) + 1))()
+    for h, header in sel.polls:
+        h["K3"] = ctypes.addressof(words) + 8 * exits[header]
+    for h, _n in sel.self_calls:
+        h["K4"] = ctypes.addressof(words) + 8 * len(exits)
     if not python_in_loops and sel.pyops:
         _pyop_in_loop(fn, sel.pyops)
     if ret is not None and width(ret) > 16:
@@ -267,7 +325,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     # the frame states)
     entry_stub = sel.fs.at(fn.entry, 0)
     hooks = _Hooks(dispatcher, spec, sel)
-    keep: list = [hooks]
+    keep: list = [hooks, words]
     deopt_fn = hooks.deopt
     keep.append(deopt_fn)
     sel.finish()
@@ -297,7 +355,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     # constants, the entry's descriptors
     arena = codemem.arena()
     ext = shared(lib, ctypes.addressof(arena.active), entry_mod.FALLBACK_OFFSET)
-    for h in sel.self_calls:
+    for h, _n in sel.self_calls:
         h["K3"] = ctypes.addressof(arena.active)
     pieces = sel.pieces
     depth_stub = sel.stub(entry_stub | DEPTH_SITE << 32)
@@ -324,6 +382,13 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     code = BaselineCode(out.starts[0], core, callable_, sel.fs.states, out.code_size,
                         time.perf_counter() - t0, pieces, sel.stubs, keep)
     code.core_cell = my_cell
+    code.exits = {b.id: LoopExit(sel.fs.at(b, 0), words, k) for b, k in exits.items()}
+    if sel.self_calls:
+        ex = code.calls_exit = LoopExit(-1, words, len(exits))
+        for _h, n in sel.self_calls:
+            hooks.leaving[n] = hooks.resume_uncounted(n, ex)
+    code.fn, code.return_type = fn, ret
+    code.leaving = hooks.leaving
     hooks.code = code
     if publish:
         # the cell's code stays alive as long as the cell points at it

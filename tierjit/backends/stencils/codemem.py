@@ -77,8 +77,10 @@ class Arena:
         self.pool: dict[int, list[int]] = {}     # page count -> free region addresses
         self.pending: list[tuple[int, int]] = []  # freed while baseline code was running
         self.lock = threading.Lock()
-        # baseline calls in progress (one i64 the core prologue increments and decrements)
-        self.active = ctypes.c_int64(0)
+        # two words: the baseline calls in progress (one i64 the core prologue and call_self
+        # increment and decrement), then call_self's countdown to its next signal poll
+        self._words = (ctypes.c_int64 * 2)()
+        self.active = ctypes.c_int64.from_buffer(self._words)
         self.in_use = 0
 
     def allocate(self, nbytes: int) -> Region:

@@ -58,7 +58,7 @@ class Selection(OpSelection, FusedSelection):
         # (dispatcher, argument types) of the code being made, when the cell of its callers
         # holds it: a call of exactly that is a recursive call_self
         self.me = me
-        self.self_calls: list[dict] = []
+        self.self_calls: list[tuple[dict, int]] = []    # (holes, frame state before it)
         self._defs: dict[Value, tuple[Block, int]] = {}
         self.ret_type = ret_type
         self.fs = States(fn)
@@ -83,6 +83,7 @@ class Selection(OpSelection, FusedSelection):
         self.inlined: dict[Instr, Function] = {}
         self.cache: dict[Block, regs.Cached] = {}     # see select()
         self.in_loops: set[Block] = set()
+        self.polls: list[tuple[dict, Block]] = []     # (holes, loop header) of every poll
 
     # -- slots -----------------------------------------------------------------------------
     def allocate(self) -> int:
@@ -453,7 +454,7 @@ class Selection(OpSelection, FusedSelection):
         if self.in_loops:
             regs.apply(self, order)
         self.frame_bytes = (size + 8 * self.max_scratch + 15) & ~15
-        for h in self.self_calls:
+        for h, _n in self.self_calls:
             h["E"] = self.frame_bytes
 
     def finish(self) -> None:
@@ -498,6 +499,9 @@ class Selection(OpSelection, FusedSelection):
             # a loop's back edge: the poll continues at the loop's header (its common path
             # is a conditional jump there, `jne NEXT`: no separate jump)
             h = self.add("poll")
+            # its way out at the header (runtime/tierup.py); K3, the exit word, is code.py's
+            h["DEOPT"] = self.stub(self.fs.at(target, 0))
+            self.polls.append((h, target))
         elif target is not nxt:
             h = self.add("jump")
         else:

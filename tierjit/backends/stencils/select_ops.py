@@ -400,11 +400,11 @@ class OpSelection:
             else:
                 h = self.add("call_self", A=first, C=out, B=words, D=self.nconsts)
             h.update(TA=NATIVE_STACK, JT=Label(2), CORE=Label(1))
-            self.self_calls.append(h)
+            self.self_calls.append((h, self.deopt(h, b, i)))
         else:
             h = self.add("call_jit", A=first, C=out)
             self.call_cells.append((h, ins.attr, key))
-        self.deopt(h, b, i)
+            self.deopt(h, b, i)
         # its own stub even when a guard shares the frame state: this one also hands over
         # the callee's result object (numbered from 1 in the stub's high bits)
         n = self.fs.at(b, i + 1)

@@ -607,16 +607,15 @@ def _control_stencils() -> None:
     # signal poll on loop back edges: PyErr_CheckSignals every 1024 of them (as the LLVM
     # tier). The counter (%p) counts down from POLL_EVERY (set by the prologue) in a
     # register, so the common path is a decrement and a branch, and no loop carries a
-    # store-to-load round trip through it.
+    # store-to-load round trip through it. A due poll also reads its loop's exit word (hole
+    # K3): once LLVM's code for the rest of the call is ready (runtime/tierup.py) the word is
+    # set, and the call leaves through the deopt stub of the loop header's frame state.
     b = _Body()
     n = b("sub i64 %p, 1")
     due = b(f"icmp eq i64 {n}, 0")
     b.do(f"br i1 {due}, label %poll, label %go, !prof !0")
     b.label("poll")
-    err = b(f"icmp ne i32 {b('call preserve_allcc i32 @SIGNALS()')}, 0")
-    b.do(f"br i1 {err}, label %raise, label %reset")
-    b.label("raise")
-    b.do("ret i32 1")
+    _signals_then_exit(b, "K3", "reset")
     b.label("reset")
     r = f"%j{next(b.n)}"
     b.do(f"{r} = musttail call i32 @NEXT({b.chain_args(str(POLL_EVERY))})")
@@ -756,6 +755,23 @@ def _call_stencils() -> None:
 SELF_CALL_WORDS = 3
 
 
+def _signals_then_exit(b: _Body, word: str, go: str) -> None:
+    """A due poll's work: the `signals` routine (an exception set: status 1), then the exit
+    word at hole `word` — set, the call leaves through the deopt stub DEOPT (the frame is
+    read there, no register) — else on to label `go`."""
+    err = b(f"icmp ne i32 {b('call preserve_allcc i32 @SIGNALS()')}, 0")
+    b.do(f"br i1 {err}, label %raise, label %polled")
+    b.label("raise")
+    b.do("ret i32 1")
+    b.label("polled")
+    w = b(f"load i64, ptr inttoptr (i64 ptrtoint (ptr @{word} to i64) to ptr), align 8")
+    b.do(f"br i1 {b(f'icmp ne i64 {w}, 0')}, label %leave, label %{go}")
+    b.label("leave")
+    left = f"%j{next(b.n)}"
+    b.do(f"{left} = musttail call i32 @DEOPT(ptr %f, i64 undef, {_UNDEF})")
+    b.do(f"ret i32 {left}")
+
+
 def _call_self(nargs: int | None, nconsts: int | None) -> None:
     """A call of the function's own specialisation (recursion): the callee's frame is made
     here, as the core prologue would make it, but with its sizes as immediates (B argument
@@ -764,11 +780,25 @@ def _call_self(nargs: int | None, nconsts: int | None) -> None:
     directly. When the running calls' frames would pass TA, the call goes through the core
     thunk (CORE) instead, whose prologue deoptimises at entry. The result lands at slot C on,
     as for call_jit. The poll counter waits in the frame's slot 1 (not in a register kept
-    across the call); no cached value is passed on."""
+    across the call); no cached value is passed on.
+
+    A recursion need not loop, so there may be no back edge to poll at: every POLL_EVERY
+    self-calls (a countdown in the word after the running calls' count, K3 + 8) the call
+    checks for signals and offers the GIL (the `signals` routine) before it is made; and once
+    the code's exit word (K4) is set — LLVM's code has replaced it in the dispatch slot — the
+    call leaves through the deopt stub before it (DEOPT): tier 0 makes it, through the slot."""
     b = _Body()
     b.clobbers = True
-    b.do(f"store i64 %p, ptr {b('getelementptr i8, ptr %f, i64 8')}, align 8")
     active = b("inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr")
+    countdown = b(f"getelementptr i8, ptr {active}, i64 8")
+    left = b(f"sub i64 {b(f'load i64, ptr {countdown}, align 8')}, 1")
+    b.do(f"store i64 {left}, ptr {countdown}, align 8")
+    b.do(f"br i1 {b(f'icmp slt i64 {left}, 1')}, label %poll, label %go, !prof !0")
+    b.label("poll")
+    b.do(f"store i64 {POLL_EVERY}, ptr {countdown}, align 8")
+    _signals_then_exit(b, "K4", "go")
+    b.label("go")
+    b.do(f"store i64 %p, ptr {b('getelementptr i8, ptr %f, i64 8')}, align 8")
     weight = b("add i64 ptrtoint (ptr @E to i64), 256")
     depth = b(f"add i64 {b(f'load i64, ptr {active}, align 8')}, {weight}")
     args, out = b.slot("A"), b.slot("C")

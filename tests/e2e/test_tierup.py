@@ -1,0 +1,187 @@
+"""Tier-up out of running baseline code (runtime/tierup.py), against CPython.
+
+A call running baseline code from its start leaves it, at a loop's signal poll, for LLVM's OSR
+entry at that loop: values, types, exceptions and in-place writes must be CPython's, and the
+call must actually move (the "osr" event from the baseline tier). A self-call of baseline code
+that LLVM's code has replaced in the dispatch slot leaves for tier 0, which calls through the
+slot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tierjit
+from tierjit.runtime import baseline as policy
+from tierjit.runtime import compiler, events
+from tierjit.runtime.dispatch import dispatcher_of
+
+# Every call given an int or array of 1000 is predicted long and runs baseline code from its
+# start; its loops' LLVM OSR entries are built by the call before it runs (tierup_seconds=0,
+# compiles in the calling thread), so its first due poll (every 1024 back edges) leaves.
+AT_ONCE = {"hot_calls": None, "hot_seconds": None, "watch_size": 1000, "tierup_seconds": 0,
+           "background": False}
+
+
+def nest(a, n):                     # a nest writing an array, a float result
+    s = 0.0
+    for i in range(n):
+        for j in range(8):
+            a[j] += i * 0.5
+            s += a[j]
+    return s
+
+
+def first_above(v, q):              # leaves its loop by a return, mid-way
+    for i in range(len(v)):
+        if v[i] > q:
+            return i, v[i]
+    return -1, 0.0
+
+
+def late_error(v, n):               # a ZeroDivisionError, long after the transfer
+    s = 0.0
+    for i in range(n):
+        s += v[i % 100] * 1.5 + 1.0 / (n - 1 - i)
+    return s
+
+
+def whiling(n, m):                  # a while loop, then an int past 64 bits (a deopt)
+    x, i = 1, 0
+    while i < n:
+        x = (x * 3 + i) % m
+        i += 1
+    return x * x * x * x
+
+
+def sums(v, n):                     # outer loop short, inner loop long: leaves the inner one
+    t = 0.0
+    for r in range(3):
+        for i in range(n):
+            t += v[i] * r - i * 0.25
+    return t
+
+
+CASES = [
+    (nest, lambda: (np.zeros(8), 5000)),
+    (first_above, lambda: (np.arange(20_000, dtype=np.float64), 15_000.5)),
+    (late_error, lambda: (np.arange(100, dtype=np.float64), 9000)),
+    (whiling, lambda: (9000, 1_000_003)),
+    (sums, lambda: (np.arange(10_000, dtype=np.float64), 10_000)),
+]
+
+
+def outcome(f, args):
+    try:
+        r = f(*args)
+    except Exception as e:          # noqa: BLE001 - compared with CPython's
+        return ("raised", type(e), str(e)), args
+    return ("returned", r, type(r)), args
+
+
+@pytest.mark.parametrize(("f", "make"), CASES, ids=[f.__name__ for f, _ in CASES])
+def test_a_long_call_leaves_baseline_code_for_llvm(f, make):
+    want, want_args = outcome(f, make())
+    n = len(events.events())
+    with tierjit.config.override(**AT_ONCE):
+        jf = tierjit.jit(f)
+        for _ in range(2):          # the second call finds the exits open
+            got, got_args = outcome(jf, make())
+            assert repr(got) == repr(want)
+            for a, b in zip(got_args, want_args):
+                np.testing.assert_array_equal(a, b)
+    assert dispatcher_of(jf).__dict__.get("_baseline_codes"), "no baseline code was built"
+    moved = [e for e in events.events()[n:] if e.kind == "osr" and e.function == f.__name__
+             and e.detail.get("from_tier") == "baseline"]
+    assert len(moved) == 2, [str(e) for e in events.events()[n:]]
+    assert all(e.tier == "opt" for e in moved)
+
+
+def spin(n):
+    s = 0
+    for i in range(n):
+        s = (s + i * 7) % 1000003
+    return s
+
+
+def test_the_compiler_thread_builds_the_exits_of_a_running_call():
+    """In the background: once the call has run tierup_seconds, the compiler thread builds
+    the loop's LLVM entry while the call runs on; the exit stays open for later calls."""
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_size=1000,
+                                 tierup_seconds=0.01, background=True):
+        f = tierjit.jit(spin)
+        n = 1000
+        while True:                 # a call long enough for the build to start during it
+            assert f(n) == spin(n)
+            code = next(iter(dispatcher_of(f).__dict__["_baseline_codes"].values()))
+            compiler.wait_idle(60)
+            if code.climb.ready:
+                break
+            assert n < 10**9, "no exit was opened"
+            n *= 8
+        # open only while a watched call runs: other baseline code may call this code
+        assert not any(ex.words[ex.k] for ex in code.exits.values())
+        before = sum(ex.taken for ex in code.exits.values())
+        assert f(n) == spin(n)
+        assert sum(ex.taken for ex in code.exits.values()) == before + 1
+        assert not any(ex.words[ex.k] for ex in code.exits.values())
+
+
+def test_tierup_seconds_none_keeps_calls_in_baseline_code():
+    with tierjit.config.override(**dict(AT_ONCE, tierup_seconds=None)):
+        f = tierjit.jit(spin)
+        assert f(5000) == spin(5000)
+    code = next(iter(dispatcher_of(f).__dict__["_baseline_codes"].values()))
+    assert code.climb is None and not any(ex.words[ex.k] for ex in code.exits.values())
+
+
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+@tierjit.jit
+def fib_a(n):                       # (module level: a self-call is a call of the global name)
+    if n < 2:
+        return n
+    return fib_a(n - 1) + fib_a(n - 2)
+
+
+@tierjit.jit
+def fib_b(n):
+    if n < 2:
+        return n
+    return fib_b(n - 1) + fib_b(n - 2)
+
+
+def test_self_calls_leave_once_their_exit_is_open():
+    """The recursion's exit opened by hand (LLVM's code would open it when it replaces the
+    baseline code in the slot): every self-call made at a due poll leaves for tier 0, which
+    calls through the slot -- here into the same baseline code. The result is CPython's."""
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_size=None):
+        d = dispatcher_of(fib_a)
+        key, code = policy.build(d, (20,))
+        assert code is not None and code.calls_exit is not None
+        policy._install(d, key, code)
+        assert fib_a(20) == fib(20) and code.calls_exit.taken == 0
+        code.calls_exit.open()
+        assert fib_a(24) == fib(24)
+    assert code.calls_exit.taken > 10
+
+
+def test_llvm_code_in_the_slot_opens_the_self_calls_exit():
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_size=None,
+                                 background=False):
+        d = dispatcher_of(fib_b)
+        key, code = policy.build(d, (20,))
+        policy._install(d, key, code)
+        assert not code.calls_exit.words[code.calls_exit.k]
+        spec = d.specialise(key)           # LLVM's code, installed in the slot
+        assert spec.tier == "opt" and spec.installed
+        assert code.calls_exit.words[code.calls_exit.k]
+        assert fib_b(22) == fib(22)
+        d.give_up(spec, "a test")          # the slot is empty again: the exit closes
+        assert not code.calls_exit.words[code.calls_exit.k]
+        assert fib_b(22) == fib(22)

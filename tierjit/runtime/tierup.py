@@ -1,0 +1,183 @@
+"""Tier-up out of running baseline code: a long call moves into LLVM's code mid-loop.
+
+A call that runs baseline code from its start — a cold call predicted long (runtime/watch.py)
+or a counting tier 0 call that moved into a baseline OSR entry (runtime/osr.py) — would stay
+in baseline code until it returns, at a few times LLVM's time per iteration. So such a call
+is watched: once it has run `config.tierup_seconds`, the compiler thread builds LLVM's OSR entry
+at each loop header of the baseline code (ir/osr.py: the function from that header on, as a
+function of the values live there), typed with those values' types. When an entry is ready,
+its loop's *exit word* is set; the loop's next signal poll (every 1024 back edges) reads it
+and leaves through the deopt stub of the header's frame state (backends/stencils: the `poll`
+stencil). The deopt hook boxes the live values, as for any deopt, and calls the LLVM entry
+with them instead of tier 0: it runs the rest of the call, and its result is the call's (the
+`osr` event, with `from_tier="baseline"`). The baseline frame stays below it on the C stack.
+
+The baseline code's frame states name values of its own typed and optimised IR; the OSR entry
+takes the untyped IR's (OsrPoint.live). Passes keep a value's id (a value they make gets a
+new one), so a header whose every OSR value is live in the baseline frame state under its id
+gets an exit; where a pass replaced one (folded to a constant, merged with its twin) it gets
+none, and calls finish in baseline code as before. Values whose boxed types are not what the
+entry was built for (checked at the exit) resume in tier 0, correct as any deopt, and close
+the exit.
+
+Analogue: HotSpot's and V8's tier-up OSR from baseline code (C1, Sparkplug/Maglev) into the
+optimising tier's OSR entry, entered at a loop back edge.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter as _clock
+
+from .config import config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from typing import Any
+
+    from ..backends.stencils.code import BaselineCode, LoopExit
+
+
+def watched(dispatcher: Any, code: BaselineCode) -> Any:
+    """What a call of baseline `code` (of a tier="auto" dispatcher) that may run long calls:
+    its entry, through a Climb that starts the tier-up once the call has run tierup_seconds."""
+    if not code.exits or dispatcher.tier != "auto" or config.tierup_seconds is None:
+        return code.entry_callable
+    climb = code.climb
+    if climb is None:
+        climb = code.climb = Climb(dispatcher, code)
+    return climb
+
+
+def superseded(dispatcher: Any, arg_types: tuple, by_llvm: bool = True) -> None:
+    """LLVM's code for arg_types is in the dispatch slot: the self-calls of running baseline
+    code for them leave it (its calls exit), and tier 0 makes each such call through the
+    slot, into LLVM's code. Not `by_llvm`: that code was given up, the exit closes again."""
+    for name in ("_baseline_codes", "_baseline_cell_code"):
+        code = dispatcher.__dict__.get(name, {}).get(arg_types)
+        if code is not None and code.calls_exit is not None:
+            if by_llvm:
+                code.calls_exit.open()
+            else:
+                code.calls_exit.close()
+
+
+class Climb:
+    """The calls of one baseline code that may tier up (see the module docstring).
+
+    A loop's exit is open only while such a call runs: the code may also be called from
+    other baseline code through its cell, and a callee that leaves hands its result to a
+    caller that then finishes in tier 0."""
+
+    __slots__ = ("dispatcher", "code", "running", "moved", "asked", "ready")
+
+    def __init__(self, dispatcher: Any, code: BaselineCode) -> None:
+        self.dispatcher, self.code = dispatcher, code
+        self.running = 0               # calls of the code in progress through this object
+        self.moved = 0                 # of those, the calls that left it by a loop exit
+        self.asked = False             # a tier-up job is queued, or has run
+        self.ready: list[LoopExit] = []    # the exits whose LLVM entry is built
+
+    def __call__(self, *args: Any) -> Any:
+        if not self.running:
+            for ex in self.ready:
+                ex.open()
+        self.running += 1
+        try:
+            if not self.asked:
+                self._ask()
+            return self.code.entry_callable(*args)
+        finally:
+            self.running -= 1
+            if not self.running:
+                for ex in self.ready:
+                    ex.close()
+
+    def _ask(self) -> None:
+        """Queue the tier-up for when this call has run tierup_seconds; with compiles in the
+        calling thread (background=False) only tierup_seconds=0 builds: at once, by this
+        call, before its baseline code runs."""
+        from . import compiler
+        c = compiler.get_compiler()
+        self.asked = True
+        if config.background and not c.is_compiler_thread():
+            self.asked = c.submit_at(_clock() + config.tierup_seconds, _TierUp(self))
+        elif not config.tierup_seconds:
+            self.build()
+
+    def build(self) -> None:
+        """On the compiler thread: LLVM's OSR entry at each loop of the code, each loop's
+        exit opened as soon as its entry is ready."""
+        from ..ir.loops import natural_loops
+        from ..ir.osr import osr_points
+        code = self.code
+        points = {p.header: p for p in osr_points(code.fn)}
+        # innermost loops first: they make the most back edges, so their polls come due
+        bodies = natural_loops(code.fn).values()
+        depth = {h: sum(b.id == h for body in bodies for b in body) for h in code.exits}
+        for header in sorted(code.exits, key=lambda h: -depth[h]):
+            if self.running <= self.moved:     # no call is in the baseline code any more
+                return
+            point = points.get(header)
+            if point is not None:
+                self._open(point, code.exits[header])
+
+    def _open(self, point: Any, ex: LoopExit) -> None:
+        from ..backends.stencils.code import STAY
+        from ..ir.osr import osr_function
+        from ..types.infer import Typed
+        from ..types.lattice import members
+        from .dispatch import Specialisation, _fmt_types, _types_of
+        from .events import record
+        d, code = self.dispatcher, self.code
+        live = code.frame_states[ex.state].live
+        at = {v: k for k, v in enumerate(live)}
+        picks = [at[v] for v in point.live]
+        types = tuple(v.type for v in point.live)
+        spec = Specialisation(types)
+        d.build_version(spec, lambda: Typed(osr_function(code.fn, point), code.return_type),
+                        (d, "osr", point.header, types), osr_line=point.line,
+                        from_tier="baseline")
+        if not spec.runs_native:
+            return
+        entry = spec.native.entry_callable
+        name, shown = d.__qualname__, _fmt_types(types)
+
+        def leave(values: list) -> Any:
+            args = [values[k] for k in picks]
+            # (a value of a union type is of one of its members)
+            if not spec.runs_native or not all(t in members(want) for t, want in
+                                               zip(_types_of(args), types)):
+                self.ready.remove(ex)
+                ex.close()
+                return STAY
+            record("osr", name, shown, spec.tier, line=point.line, header=point.header,
+                   from_tier="baseline")
+            self.moved += 1
+            ex.taken += 1
+            try:
+                return entry(*args)
+            finally:
+                self.moved -= 1
+
+        code.leaving[ex.state] = leave        # before the word: a poll reads the word first
+        self.ready.append(ex)
+        if self.running:
+            ex.open()
+
+
+class _TierUp:
+    """A compiler-thread job, due tierup_seconds after a watched call began: the tier-up, if a
+    call of the code is still running (else the next call asks again)."""
+
+    __slots__ = ("climb", "__qualname__")
+
+    def __init__(self, climb: Climb) -> None:
+        self.climb = climb
+        self.__qualname__ = climb.dispatcher.__qualname__
+
+    def __call__(self) -> None:
+        climb = self.climb
+        if not climb.running:
+            climb.asked = False
+            return
+        climb.build()
