@@ -70,6 +70,18 @@ def osr_function(fn: Function, point: OsrPoint) -> Function:
         p.type = v.type
         entry.params.append(p)
         copies[by_id[v.id]] = p
+    # a header parameter nothing reads is not live there, so a point made from a frame state
+    # (runtime/tierup.py) leaves it out: any value of its type does
+    for p in header.params:
+        if p not in copies:
+            zero = _ZEROS.get(getattr(p.type, "py", None))
+            if zero is None:
+                from ..errors import Unsupported
+                raise Unsupported(f"an OSR entry without a value of type {p.type}", point.line)
+            c = f.new_value(p.name)
+            c.type = p.type
+            entry.instrs.append(Instr(Op.CONST, [], c, zero, point.line))
+            copies[p] = c
     # constants defined before the header and used after it: made again in the entry
     for v in at_header:
         if v not in copies:
@@ -86,6 +98,9 @@ def osr_function(fn: Function, point: OsrPoint) -> Function:
     f.arg_names = [p.name or f"v{p.id}" for p in entry.params]
     f.name = f"{fn.name}@{point.line}"
     return f
+
+
+_ZEROS = {int: 0, float: 0.0, bool: False}
 
 
 def _repair_ssa(f: Function, copies: dict[Value, Value]) -> None:

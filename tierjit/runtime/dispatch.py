@@ -377,9 +377,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         if spec.installed:
             spec.installed = False
             _entry.uninstall(self.entry)
-            if self.tier == "auto":
-                from .tierup import superseded
-                superseded(self, spec.arg_types, False)
+        if self.tier == "auto" and self.specs.get(spec.arg_types) is spec:
+            from .tierup import superseded
+            superseded(self, spec.arg_types, False)
         record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                reason=why)
 
@@ -701,6 +701,9 @@ def forget_queued_builds() -> None:
                 job.spec.requested = False
         d._pending.clear()
         d.bypass = d._ir_error is not None
+        if "_baseline_codes" in d.__dict__:
+            from .tierup import forget_queued
+            forget_queued(d)
         if d.counting == "building":
             d.counting = "watching"
         entries = getattr(d.counting, "entries", None)

@@ -26,6 +26,7 @@ optimising tier's OSR entry, entered at a loop back edge.
 
 from __future__ import annotations
 
+from _thread import allocate_lock
 from time import perf_counter as _clock
 
 from .config import config
@@ -48,6 +49,14 @@ def watched(dispatcher: Any, code: BaselineCode) -> Any:
     return climb
 
 
+def forget_queued(dispatcher: Any) -> None:
+    """After a fork: the child has no compiler thread, so a queued tier-up never runs; the
+    next long call asks again."""
+    for code in dispatcher.__dict__.get("_baseline_codes", {}).values():
+        if code is not None and code.climb is not None:
+            code.climb.asked = False
+
+
 def superseded(dispatcher: Any, arg_types: tuple, by_llvm: bool = True) -> None:
     """LLVM's code for arg_types is in the dispatch slot: the self-calls of running baseline
     code for them leave it (its calls exit), and tier 0 makes each such call through the
@@ -64,11 +73,13 @@ def superseded(dispatcher: Any, arg_types: tuple, by_llvm: bool = True) -> None:
 class Climb:
     """The calls of one baseline code that may tier up (see the module docstring).
 
-    A loop's exit is open only while such a call runs: the code may also be called from
-    other baseline code through its cell, and a callee that leaves hands its result to a
-    caller that then finishes in tier 0."""
+    A loop's exit is open only while such a call runs, and only for that call's own frame
+    (the word holds the running calls' count its body sees): the code may also run in frames
+    nested in it (a recursion, a call through another baseline code's cell), and a frame
+    that leaves hands its result to its caller as a deopt would, so that the caller finishes
+    in tier 0."""
 
-    __slots__ = ("dispatcher", "code", "running", "moved", "asked", "ready")
+    __slots__ = ("dispatcher", "code", "running", "moved", "asked", "ready", "depth", "lock")
 
     def __init__(self, dispatcher: Any, code: BaselineCode) -> None:
         self.dispatcher, self.code = dispatcher, code
@@ -76,21 +87,26 @@ class Climb:
         self.moved = 0                 # of those, the calls that left it by a loop exit
         self.asked = False             # a tier-up job is queued, or has run
         self.ready: list[LoopExit] = []    # the exits whose LLVM entry is built
+        self.depth = 0                 # the running calls' count the first call's body sees
+        self.lock = allocate_lock()    # running, depth and the words: with the compiler
 
     def __call__(self, *args: Any) -> Any:
-        if not self.running:
-            for ex in self.ready:
-                ex.open()
-        self.running += 1
+        with self.lock:
+            if not self.running:
+                self.depth = self.code.body_depth()
+                for ex in self.ready:
+                    ex.open(self.depth)
+            self.running += 1
         try:
             if not self.asked:
                 self._ask()
             return self.code.entry_callable(*args)
         finally:
-            self.running -= 1
-            if not self.running:
-                for ex in self.ready:
-                    ex.close()
+            with self.lock:
+                self.running -= 1
+                if not self.running:
+                    for ex in self.ready:
+                        ex.close()
 
     def _ask(self) -> None:
         """Queue the tier-up for when this call has run tierup_seconds; with compiles in the
@@ -123,14 +139,16 @@ class Climb:
 
     def _open(self, point: Any, ex: LoopExit) -> None:
         from ..backends.stencils.code import STAY
-        from ..ir.osr import osr_function
+        from ..backends.stencils.frame import type_fits
+        from ..ir.osr import OsrPoint, osr_function
         from ..types.infer import Typed
-        from ..types.lattice import members
-        from .dispatch import Specialisation, _fmt_types, _types_of
+        from .dispatch import Specialisation, _fmt_types
         from .events import record
         d, code = self.dispatcher, self.code
         live = code.frame_states[ex.state].live
         at = {v: k for k, v in enumerate(live)}
+        # (a header parameter nothing reads is not in the frame state: the entry makes one)
+        point = OsrPoint(point.header, tuple(v for v in point.live if v in at), point.line)
         picks = [at[v] for v in point.live]
         types = tuple(v.type for v in point.live)
         spec = Specialisation(types)
@@ -144,11 +162,12 @@ class Climb:
 
         def leave(values: list) -> Any:
             args = [values[k] for k in picks]
-            # (a value of a union type is of one of its members)
-            if not spec.runs_native or not all(t in members(want) for t, want in
-                                               zip(_types_of(args), types)):
-                self.ready.remove(ex)
-                ex.close()
+            if not spec.runs_native or not all(map(type_fits, args, types)):
+                with self.lock:              # for good: tier 0 resumes this call
+                    code.leaving.pop(ex.state, None)
+                    if ex in self.ready:
+                        self.ready.remove(ex)
+                    ex.close()
                 return STAY
             record("osr", name, shown, spec.tier, line=point.line, header=point.header,
                    from_tier="baseline")
@@ -159,10 +178,11 @@ class Climb:
             finally:
                 self.moved -= 1
 
-        code.leaving[ex.state] = leave        # before the word: a poll reads the word first
-        self.ready.append(ex)
-        if self.running:
-            ex.open()
+        with self.lock:
+            code.leaving[ex.state] = leave    # before the word: a poll reads the word first
+            self.ready.append(ex)
+            if self.running:
+                ex.open(self.depth)
 
 
 class _TierUp:

@@ -61,6 +61,13 @@ class BaselineCode:
     calls_exit: LoopExit | None = None
     fn: object = None                          # the typed IR it was made from
     return_type: object = None
+    frame_bytes: int = 0
+
+    def body_depth(self) -> int:
+        """The running calls' count (codemem.Arena.active) that the body of a call of this
+        code made now through its entry sees: the entry adds 1, the core prologue the frame's
+        bytes and 256 (shared_ir.py)."""
+        return codemem.arena().active.value + 1 + self.frame_bytes + 256
 
     def __del__(self) -> None:
         # the pages go back to the pool once no baseline call runs (codemem.Arena.free)
@@ -84,16 +91,18 @@ class BaselineCode:
 @dataclass(slots=True, eq=False)
 class LoopExit:
     """A loop header's way out of baseline code: its polls leave the call through the deopt
-    stub of frame state `state` (the header's) once word `k` of `words` is set, and the call
-    goes on in what `BaselineCode.leaving[state]` calls (runtime/tierup.py)."""
+    stub of frame state `state` (the header's) once word `k` of `words` is open, and the call
+    goes on in what `BaselineCode.leaving[state]` calls (runtime/tierup.py). The self-calls'
+    exit is one too (state -1: each self-call has its own)."""
 
     state: int
     words: ctypes.Array
     k: int
     taken: int = 0                  # calls that left by it
 
-    def open(self) -> None:
-        self.words[self.k] = 1
+    def open(self, word: int = 1) -> None:
+        """(`word`: a loop's, the running calls' count its frame runs at; see templates.py)"""
+        self.words[self.k] = word
 
     def close(self) -> None:
         self.words[self.k] = 0
@@ -312,8 +321,9 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     for _h, header in sel.polls:
         exits.setdefault(header, len(exits))
     words = (ctypes.c_int64 * (len(exits) + 1))()
+    active = ctypes.addressof(codemem.arena().active)
     for h, header in sel.polls:
-        h["K3"] = ctypes.addressof(words) + 8 * exits[header]
+        h["K3"], h["K4"] = ctypes.addressof(words) + 8 * exits[header], active
     for h, _n in sel.self_calls:
         h["K4"] = ctypes.addressof(words) + 8 * len(exits)
     if not python_in_loops and sel.pyops:
@@ -353,10 +363,9 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
             keep.append(other.native)
     # layout: entry thunk, core thunk, body..., deopt stubs; data: the function descriptor,
     # constants, the entry's descriptors
-    arena = codemem.arena()
-    ext = shared(lib, ctypes.addressof(arena.active), entry_mod.FALLBACK_OFFSET)
+    ext = shared(lib, active, entry_mod.FALLBACK_OFFSET)
     for h, _n in sel.self_calls:
-        h["K3"] = ctypes.addressof(arena.active)
+        h["K3"] = active
     pieces = sel.pieces
     depth_stub = sel.stub(entry_stub | DEPTH_SITE << 32)
     consts = struct.pack(f"<{len(sel.consts)}q", *sel.consts)
@@ -387,7 +396,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
         ex = code.calls_exit = LoopExit(-1, words, len(exits))
         for _h, n in sel.self_calls:
             hooks.leaving[n] = hooks.resume_uncounted(n, ex)
-    code.fn, code.return_type = fn, ret
+    code.fn, code.return_type, code.frame_bytes = fn, ret, sel.frame_bytes
     code.leaving = hooks.leaving
     hooks.code = code
     if publish:

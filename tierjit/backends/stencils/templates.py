@@ -608,14 +608,15 @@ def _control_stencils() -> None:
     # tier). The counter (%p) counts down from POLL_EVERY (set by the prologue) in a
     # register, so the common path is a decrement and a branch, and no loop carries a
     # store-to-load round trip through it. A due poll also reads its loop's exit word (hole
-    # K3): once LLVM's code for the rest of the call is ready (runtime/tierup.py) the word is
-    # set, and the call leaves through the deopt stub of the loop header's frame state.
+    # K3): once LLVM's code for the rest of the call is ready (runtime/tierup.py) the word
+    # holds the running calls' count (hole K4: codemem.Arena.active) that the call's frame
+    # runs at, and that frame leaves through the deopt stub of the loop header's frame state.
     b = _Body()
     n = b("sub i64 %p, 1")
     due = b(f"icmp eq i64 {n}, 0")
     b.do(f"br i1 {due}, label %poll, label %go, !prof !0")
     b.label("poll")
-    _signals_then_exit(b, "K3", "reset")
+    _signals_then_exit(b, "K3", "reset", depth="K4")
     b.label("reset")
     r = f"%j{next(b.n)}"
     b.do(f"{r} = musttail call i32 @NEXT({b.chain_args(str(POLL_EVERY))})")
@@ -755,17 +756,24 @@ def _call_stencils() -> None:
 SELF_CALL_WORDS = 3
 
 
-def _signals_then_exit(b: _Body, word: str, go: str) -> None:
+def _signals_then_exit(b: _Body, word: str, go: str, depth: str | None = None) -> None:
     """A due poll's work: the `signals` routine (an exception set: status 1), then the exit
-    word at hole `word` — set, the call leaves through the deopt stub DEOPT (the frame is
-    read there, no register) — else on to label `go`."""
+    word at hole `word` — open, the call leaves through the deopt stub DEOPT (the frame is
+    read there, no register) — else on to label `go`. Open: non-zero, or with `depth` (the
+    hole of the running calls' count) equal to that count, so that only the frame of one
+    call, not one nested in it, leaves."""
     err = b(f"icmp ne i32 {b('call preserve_allcc i32 @SIGNALS()')}, 0")
     b.do(f"br i1 {err}, label %raise, label %polled")
     b.label("raise")
     b.do("ret i32 1")
     b.label("polled")
     w = b(f"load i64, ptr inttoptr (i64 ptrtoint (ptr @{word} to i64) to ptr), align 8")
-    b.do(f"br i1 {b(f'icmp ne i64 {w}, 0')}, label %leave, label %{go}")
+    if depth is None:
+        is_open = b(f"icmp ne i64 {w}, 0")
+    else:
+        now = b(f"load i64, ptr inttoptr (i64 ptrtoint (ptr @{depth} to i64) to ptr), align 8")
+        is_open = b(f"icmp eq i64 {w}, {now}")
+    b.do(f"br i1 {is_open}, label %leave, label %{go}")
     b.label("leave")
     left = f"%j{next(b.n)}"
     b.do(f"{left} = musttail call i32 @DEOPT(ptr %f, i64 undef, {_UNDEF})")
