@@ -316,7 +316,7 @@ def part_long() -> None:
             continue
         c = min(on["compiled"], off["compiled"])
         print(f"  {kernel:<12} {scale:>11,}  tier-up {on['first'] * 1e3:8.1f} ms "
-              f"({on['first'] / c:5.2f}x, {on['left']} exits)   never "
+              f"({on['first'] / c:5.2f}x, {on['left']} loop exits)   never "
               f"{off['first'] * 1e3:8.1f} ms ({off['first'] / c:5.2f}x)   compiled "
               f"{c * 1e3:8.1f} ms", flush=True)
 
