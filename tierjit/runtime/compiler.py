@@ -1,8 +1,9 @@
 """The compiler thread: hot code is compiled here while the program keeps running.
 
 One daemon thread, started by the first request (a program that never gets hot never starts
-it), takes jobs from a FIFO queue and runs them: lowering, type inference, optimisation, tier-0
-and LLVM code generation, then the switch of the function's dispatch slot. LLVM's work runs with
+it), takes jobs from a FIFO queue (timed jobs join it when due: `submit_at`) and runs them:
+lowering, type inference, optimisation, tier-0 and LLVM code generation, then the switch of
+the function's dispatch slot. LLVM's work runs with
 the GIL released (llvmlite's ctypes calls drop it), so on a second core it costs the program
 nothing; the Python parts hold the GIL, and while they run the compiler thread shortens the
 interpreter's switch interval so the program's threads get the GIL back within ~1 ms instead

@@ -12,13 +12,15 @@ stencil). The deopt hook boxes the live values, as for any deopt, and calls the 
 with them instead of tier 0: it runs the rest of the call, and its result is the call's (the
 `osr` event, with `from_tier="baseline"`). The baseline frame stays below it on the C stack.
 
-The baseline code's frame states name values of its own typed and optimised IR; the OSR entry
-takes the untyped IR's (OsrPoint.live). Passes keep a value's id (a value they make gets a
-new one), so a header whose every OSR value is live in the baseline frame state under its id
-gets an exit; where a pass replaced one (folded to a constant, merged with its twin) it gets
-none, and calls finish in baseline code as before. Values whose boxed types are not what the
-entry was built for (checked at the exit) resume in tier 0, correct as any deopt, and close
-the exit.
+The entry is built from the baseline code's own typed and optimised IR (no typing on the
+program's thread), so its frame state and the entry name the same values: the entry takes those
+live at the header, a union-typed one (`float | np.float64`) as such, and makes a header
+parameter that nothing reads (it is not in the frame state) itself. Values that do not fit
+the entry's types (checked at the exit) resume in tier 0, correct as any deopt, and close the
+exit for good. Only the watched call's own frame leaves (see Climb).
+
+A self-call of baseline code leaves too, once LLVM's code has replaced that code in the
+dispatch slot (`superseded`): tier 0 makes the call, through the slot.
 
 Analogue: HotSpot's and V8's tier-up OSR from baseline code (C1, Sparkplug/Maglev) into the
 optimising tier's OSR entry, entered at a loop back edge.
