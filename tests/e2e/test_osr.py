@@ -61,6 +61,17 @@ def test_corpus_with_every_call_predicted_long(prog):
     run_rounds(prog, EVERY_CALL_LONG, "long1")
 
 
+# ... and every such call has LLVM's OSR entry built at each loop of its baseline code, from
+# that code's own typed IR, before it runs (runtime/tierup.py): a loop whose polls come due
+# (1024 back edges) leaves for it
+EVERY_CALL_TIERING_UP = dict(EVERY_CALL_LONG, tierup_seconds=0)
+
+
+@pytest.mark.parametrize("prog", ALL_PROGRAMS, ids=[p.name for p in ALL_PROGRAMS])
+def test_corpus_with_every_long_call_tiering_up(prog):
+    run_rounds(prog, EVERY_CALL_TIERING_UP, "tierup0")
+
+
 def since(n: int, kind: str, name: str) -> list[events.Event]:
     return [e for e in events.events()[n:] if e.kind == kind and e.function.endswith(name)]
 
