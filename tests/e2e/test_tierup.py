@@ -134,6 +134,10 @@ def test_a_long_call_leaves_baseline_code_for_llvm(f, make):
              and e.detail.get("from_tier") == "baseline"]
     assert len(moved) == 2, [str(e) for e in events.events()[n:]]
     assert all(e.tier == "opt" for e in moved)
+    text = tierjit.explain(jf)
+    assert "tier-up: 2 (calls that moved from baseline code" in text, text
+    if f is not header_guard:       # (whose exit closes when a call leaves at its end)
+        assert "LLVM's entries at" in text, text
     if f is sums:                   # the inner loop's polls come due: it is the one left
         assert {e.detail["line"] for e in moved} == {sums.__code__.co_firstlineno + 3}
 

@@ -87,8 +87,12 @@ class Introspection:
         if self.cold:                   # built for calls predicted long (runtime.watch)
             for key, code in list(self.__dict__.get("_baseline_codes", {}).items()):
                 if code is not None:
+                    climb = code.climb           # runtime.tierup: its loops' LLVM entries
+                    up = "" if climb is None or not climb.ready else (
+                        f"; LLVM's entries at {len(climb.ready)} of its loops, taken by "
+                        f"{sum(ex.taken for ex in climb.ready)} calls")
                     lines.append(f"  {self.__name__}{_fmt_types(key)}: baseline (calls "
-                                 f"predicted long run it from their start)")
+                                 f"predicted long run it from their start{up})")
         if not self.cold and len(self.specs) >= _config.max_specialisations:
             lines.append(f"  further argument types run as CPython: max_specialisations="
                          f"{_config.max_specialisations} reached")

@@ -56,8 +56,12 @@ def details(d: Dispatcher) -> list[str]:
                              for i, n in history)
             lines.append(f"{head} deopts: {spec.deopt_count} in all — {text}")
     osr = [e for e in events.events("osr") if e.function == d.__qualname__]
-    if osr:
-        lines.append(f"  OSR entries: {len(osr)} (calls that moved from tier 0 into native code "
+    up = sum(e.detail.get("from_tier") == "baseline" for e in osr)
+    if len(osr) > up:
+        lines.append(f"  OSR entries: {len(osr) - up} (calls that moved from tier 0 into "
+                     f"native code inside a loop)")
+    if up:
+        lines.append(f"  tier-up: {up} (calls that moved from baseline code into LLVM's "
                      f"inside a loop)")
     for e in events.events("give-up"):
         if e.function == d.__qualname__:
