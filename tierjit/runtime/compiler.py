@@ -3,11 +3,11 @@
 One daemon thread, started by the first request (a program that never gets hot never starts
 it), takes jobs from a FIFO queue (timed jobs join it when due: `submit_at`) and runs them:
 lowering, type inference, optimisation, tier-0 and LLVM code generation, then the switch of
-the function's dispatch slot. LLVM's work runs with
-the GIL released (llvmlite's ctypes calls drop it), so on a second core it costs the program
-nothing; the Python parts hold the GIL, and while they run the compiler thread shortens the
-interpreter's switch interval so the program's threads get the GIL back within ~1 ms instead
-of 5 ms. Analogue: HotSpot's C1/C2 compiler threads and their compile queue.
+the function's dispatch slot. LLVM's work runs with the GIL released (llvmlite's ctypes calls
+drop it), so on a second core it costs the program nothing; the Python parts hold the GIL, and
+while they run the compiler thread shortens the interpreter's switch interval so the
+program's threads get the GIL back within ~1 ms instead of 5 ms. Analogue: HotSpot's C1/C2
+compiler threads and their compile queue.
 
 At interpreter exit pending jobs are dropped and a compile in progress is waited for (LLVM must
 not be running when the process tears down its static state). Around fork() the thread finishes
