@@ -257,3 +257,17 @@ def test_llvm_code_in_the_slot_opens_the_self_calls_exit():
         d.give_up(spec, "a test")          # the slot is empty again: the exit closes
         assert not code.calls_exit.words[code.calls_exit.k]
         assert fib_b(22) == fib(22)
+
+
+def test_a_fork_forgets_the_queued_tier_up():
+    """What a child process runs after fork (dispatch.forget_queued_builds; it has no
+    compiler thread): a tier-up queued in the parent is asked for again by the next long call."""
+    from tierjit.runtime import tierup
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_size=1000,
+                                 tierup_seconds=60.0, background=True):
+        f = tierjit.jit(spin)
+        assert f(5000) == spin(5000)
+        code = next(iter(dispatcher_of(f).__dict__["_baseline_codes"].values()))
+        assert code.climb.asked                  # due in a minute
+        tierup.forget_queued(dispatcher_of(f))
+        assert not code.climb.asked

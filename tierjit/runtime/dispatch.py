@@ -34,6 +34,7 @@ and `@jit` does not import this module before something needs a Dispatcher.
 """
 
 import os
+import sys
 from _thread import RLock
 from time import perf_counter as _clock
 
@@ -701,9 +702,9 @@ def forget_queued_builds() -> None:
                 job.spec.requested = False
         d._pending.clear()
         d.bypass = d._ir_error is not None
-        if "_baseline_codes" in d.__dict__:
-            from .tierup import forget_queued
-            forget_queued(d)
+        tierup = sys.modules.get(__package__ + ".tierup")    # no tier-up asked before it
+        if tierup is not None:
+            tierup.forget_queued(d)
         if d.counting == "building":
             d.counting = "watching"
         entries = getattr(d.counting, "entries", None)

@@ -54,7 +54,8 @@ def watched(dispatcher: Any, code: BaselineCode) -> Any:
 def forget_queued(dispatcher: Any) -> None:
     """After a fork: the child has no compiler thread, so a queued tier-up never runs; the
     next long call asks again."""
-    for code in dispatcher.__dict__.get("_baseline_codes", {}).values():
+    osr = getattr(dispatcher.counting, "baseline", {})       # OSR entries' baseline code
+    for code in [*dispatcher.__dict__.get("_baseline_codes", {}).values(), *osr.values()]:
         if code is not None and code.climb is not None:
             code.climb.asked = False
 
