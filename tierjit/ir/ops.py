@@ -5,6 +5,12 @@ Every operation has Python's meaning for the types it is applied to; the tier-0 
 for the types they support and *deoptimise* (hand the frame state back to tier 0) wherever
 their fast path would differ from Python: overflow past 64 bits, a zero divisor, an index
 out of bounds, a math domain error, a NumPy warning.
+
+On Python 3.11 `Op.X` is slow: EnumType defines `__getattr__`, so every attribute read of the
+class goes through a Python-level hook (~0.1 us, where a module global takes a few ns; 3.12
+dropped it). The compiler's hot loops test an instruction's op against a dozen members, so
+the modules they are in bind the members they use once, as `_X = Op.X`: that took a sixth
+of the instructions of typing, optimising and copy-and-patching the kernels' functions.
 """
 
 from __future__ import annotations
@@ -67,8 +73,12 @@ class Op(enum.Enum):
     RETURN = "return"          # return args[0]
     RAISE = "raise"            # raise attr = (exception class, constant args)
 
-    # by value: hashing a member is a Python-level call on 3.11, and these run for every
-    # instruction of every compile
+    # A member is its own only instance, so identity is its equality and its hash: Enum's
+    # own __hash__ (of the name) is a Python-level call, paid by every `op in SOME_OPS`
+    # and every dict keyed by ops in the compiler's loops.
+    __hash__ = object.__hash__
+
+    # by value: these run for every instruction of every compile
     @property
     def is_terminator(self) -> bool:
         return self._value_ in _TERMINATOR_VALUES

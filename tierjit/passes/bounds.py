@@ -26,6 +26,10 @@ from ..ir.verifier import dominators, predecessors
 from ..types.lattice import INT, ArrayT, Scalar
 from .ranges import _iteration_count, compute_ranges
 
+# Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
+_ADD, _CONST, _GETITEM, _GUARD_INBOUNDS = Op.ADD, Op.CONST, Op.GETITEM, Op.GUARD_INBOUNDS
+_JUMP, _MUL, _RANGE_ITEM, _SETITEM, _SUB = Op.JUMP, Op.MUL, Op.RANGE_ITEM, Op.SETITEM, Op.SUB
+
 
 def hoist_bounds_checks(fn: Function, avoid: frozenset = frozenset()) -> Function:
     preds = predecessors(fn)
@@ -40,28 +44,28 @@ def hoist_bounds_checks(fn: Function, avoid: frozenset = frozenset()) -> Functio
         back = {b for b in preds[h] if h in dom.get(b, ())}
         k = _iteration_count(h, back, defs) if back else None
         entries = [b for b in preds[h] if b not in back]
-        if k is None or len(entries) != 1 or entries[0].terminator.op is not Op.JUMP:
+        if k is None or len(entries) != 1 or entries[0].terminator.op is not _JUMP:
             continue
         n = h.instrs[0].args[1]
         start, stop, step = defs[n].args
         step_c = defs.get(step)
-        if step_c is None or step_c.op is not Op.CONST or type(step_c.attr) is not int \
+        if step_c is None or step_c.op is not _CONST or type(step_c.attr) is not int \
                 or step_c.attr <= 0 or start.range is None or start.range[0] < 0:
             continue
         # in the function's block order, not the set's (by address): the same code every time
         blocks = [b for b in fn.blocks if b in body]
-        ivs = {ins.result for b in blocks for ins in b.instrs if ins.op is Op.RANGE_ITEM
+        ivs = {ins.result for b in blocks for ins in b.instrs if ins.op is _RANGE_ITEM
                and ins.args[:3] == [start, stop, step] and ins.args[3] is k}
         wanted: dict[tuple, list[tuple[Instr, int]]] = {}
         for b in blocks:
             for ins in b.instrs:
-                if ins.op not in (Op.GETITEM, Op.SETITEM) or \
+                if ins.op not in (_GETITEM, _SETITEM) or \
                         not isinstance(ins.args[0].type, ArrayT):
                     continue
                 arr = ins.args[0]
                 if home.get(arr) in body:
                     continue                     # not the same array every iteration
-                idx = ins.args[1:-1] if ins.op is Op.SETITEM else ins.args[1:]
+                idx = ins.args[1:-1] if ins.op is _SETITEM else ins.args[1:]
                 if len(idx) != arr.type.ndim:
                     continue
                 for d, x in enumerate(idx):
@@ -83,19 +87,19 @@ def _affine(x: Value, ivs: set, defs) -> tuple[int, int] | None:
     if x in ivs:
         return 1, 0
     ins = defs.get(x)
-    if ins is None or ins.op not in (Op.ADD, Op.MUL):
+    if ins is None or ins.op not in (_ADD, _MUL):
         return None
     for inner, other in ((ins.args[0], ins.args[1]), (ins.args[1], ins.args[0])):
         c = defs.get(other)
-        if c is None or c.op is not Op.CONST or type(c.attr) is not int:
+        if c is None or c.op is not _CONST or type(c.attr) is not int:
             continue
         form = _affine(inner, ivs, defs)
         if form is None:
             continue
         a, c0 = form
-        if ins.op is Op.ADD and c.attr >= 0:
+        if ins.op is _ADD and c.attr >= 0:
             return a, c0 + c.attr
-        if ins.op is Op.MUL and c.attr > 0:
+        if ins.op is _MUL and c.attr > 0:
             return a * c.attr, c0 * c.attr
     return None
 
@@ -117,15 +121,15 @@ def _guard(fn: Function, pre: Block, wanted: dict, start: Value, stop: Value, st
         new.append(Instr(op, args, v, attr, line))
         return v
 
-    one = emit(Op.CONST, [], 1)
+    one = emit(_CONST, [], 1)
     if step_c == 1 and stop.range is not None and stop.range[0] >= 0:
-        last = emit(Op.SUB, [stop, one])              # no larger than the other form
+        last = emit(_SUB, [stop, one])              # no larger than the other form
     else:
-        last = emit(Op.ADD, [start, emit(Op.MUL, [emit(Op.SUB, [n, one]), step])])
+        last = emit(_ADD, [start, emit(_MUL, [emit(_SUB, [n, one]), step])])
     for (arr, d, a, c), uses in wanted.items():
-        x = last if a == 1 else emit(Op.MUL, [last, emit(Op.CONST, [], a)])
-        x = x if c == 0 else emit(Op.ADD, [x, emit(Op.CONST, [], c)])
-        new.append(Instr(Op.GUARD_INBOUNDS, [arr, x, n], None, d, line))
+        x = last if a == 1 else emit(_MUL, [last, emit(_CONST, [], a)])
+        x = x if c == 0 else emit(_ADD, [x, emit(_CONST, [], c)])
+        new.append(Instr(_GUARD_INBOUNDS, [arr, x, n], None, d, line))
         for ins, dim in uses:
             ins.inbounds = ins.inbounds | {dim}
     pre.instrs[-1:-1] = new

@@ -18,6 +18,10 @@ from ..ir.nodes import Function, Instr, Value
 from ..ir.ops import Op
 from ..types.lattice import ArrayT
 
+# Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
+_CALL_BUILTIN, _GETATTR, _GETITEM = Op.CALL_BUILTIN, Op.GETATTR, Op.GETITEM
+_GUARD_RANGE, _LEN, _TUPLE_GET = Op.GUARD_RANGE, Op.LEN, Op.TUPLE_GET
+
 DIM_LIMIT = 2 ** 30
 
 
@@ -26,12 +30,12 @@ def is_dim(ins: Instr, defs: dict[Value, Instr]) -> bool:
     a = ins.args[0] if ins.args else None
     if a is None:
         return False
-    if ins.op is Op.LEN or ins.op is Op.GETATTR and ins.attr == "size" or \
-            ins.op is Op.CALL_BUILTIN and ins.attr == "len":
+    if ins.op is _LEN or ins.op is _GETATTR and ins.attr == "size" or \
+            ins.op is _CALL_BUILTIN and ins.attr == "len":
         return isinstance(a.type, ArrayT)
-    if ins.op in (Op.TUPLE_GET, Op.GETITEM):
+    if ins.op in (_TUPLE_GET, _GETITEM):
         src = defs.get(a)
-        return src is not None and src.op is Op.GETATTR and src.attr == "shape" and \
+        return src is not None and src.op is _GETATTR and src.attr == "shape" and \
             isinstance(src.args[0].type, ArrayT)
     return False
 
@@ -46,14 +50,14 @@ def speculate_small_dims(fn: Function, avoid: frozenset = frozenset()) -> Functi
                 continue
             g = fn.new_value(ins.result.name)
             g.type = ins.result.type
-            b.instrs.insert(i + 1, Instr(Op.GUARD_RANGE, [ins.result], g,
+            b.instrs.insert(i + 1, Instr(_GUARD_RANGE, [ins.result], g,
                                          (0, DIM_LIMIT - 1), ins.line))
             guards[ins.result] = g
     if not guards:
         return fn
     for b in fn.blocks:
         for ins in b.instrs:
-            if ins.op is Op.GUARD_RANGE and ins.args[0] in guards:
+            if ins.op is _GUARD_RANGE and ins.args[0] in guards:
                 continue
             ins.args = [guards.get(a, a) for a in ins.args]
             for e in ins.targets:

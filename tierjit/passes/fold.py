@@ -17,6 +17,9 @@ from ..ir.ops import Op
 from ..types.lattice import type_of_value
 from ..types.rules import _PY_OPS
 
+# Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
+_CONST, _INVERT, _LSHIFT, _POW = Op.CONST, Op.INVERT, Op.LSHIFT, Op.POW
+
 _FOLDABLE = dict(_PY_OPS)
 _FOLDABLE[Op.NOT] = operator.not_
 _FOLDABLE[Op.TRUTH] = bool
@@ -26,7 +29,7 @@ def fold_constants(fn: Function) -> Function:
     consts: dict[Value, object] = {}
     for b in fn.blocks:
         for ins in b.instrs:
-            if ins.op is Op.CONST:
+            if ins.op is _CONST:
                 consts[ins.result] = ins.attr
             elif ins.op in _FOLDABLE and ins.args and all(a in consts for a in ins.args):
                 args = [consts[a] for a in ins.args]
@@ -38,7 +41,7 @@ def fold_constants(fn: Function) -> Function:
                     continue
                 if type_of_value(r) != ins.result.type or _too_big(r):
                     continue
-                ins.op, ins.args, ins.attr = Op.CONST, [], r
+                ins.op, ins.args, ins.attr = _CONST, [], r
                 consts[ins.result] = r
     return fn
 
@@ -50,9 +53,9 @@ def _quiet(op: Op, args: list) -> bool:
     """Whether Python computes op on args without a warning, and at once."""
     if not all(type(a) in _NUMBERS for a in args):
         return False
-    if op is Op.INVERT:
+    if op is _INVERT:
         return type(args[0]) is not bool
-    if op in (Op.POW, Op.LSHIFT) and type(args[1]) is int:
+    if op in (_POW, _LSHIFT) and type(args[1]) is int:
         return args[1] <= 64          # a bigger result is left to run time anyway
     return True
 

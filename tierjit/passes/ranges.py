@@ -24,10 +24,14 @@ from ..ir.ops import Op
 from ..ir.verifier import reverse_postorder
 from ..types.lattice import ArrayT, Scalar, TupleT
 
+# Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
+_ADD, _SUB, _MUL, _MOD, _FLOORDIV = Op.ADD, Op.SUB, Op.MUL, Op.MOD, Op.FLOORDIV
+_BITAND, _BRANCH, _CALL_BUILTIN, _CONST = Op.BITAND, Op.BRANCH, Op.CALL_BUILTIN, Op.CONST
+_GETATTR, _GETITEM, _GUARD_INBOUNDS = Op.GETATTR, Op.GETITEM, Op.GUARD_INBOUNDS
+_GUARD_RANGE, _LEN, _LT, _RANGE_ITEM = Op.GUARD_RANGE, Op.LEN, Op.LT, Op.RANGE_ITEM
+_RANGE_LEN, _TUPLE_GET = Op.RANGE_LEN, Op.TUPLE_GET
+
 I64 = (-2 ** 63, 2 ** 63 - 1)
-# arith's commonest ops bound once: on Python 3.11 `Op.X` is a Python-level lookup
-# (EnumType defines __getattr__), and native backends ask for every int + - * they select
-_ADD, _SUB, _MUL = Op.ADD, Op.SUB, Op.MUL
 
 
 def _is_int(v: Value) -> bool:
@@ -52,11 +56,11 @@ def arith(op: Op, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int] | N
     if op is _MUL:
         ps = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
         return min(ps), max(ps)
-    if op is Op.MOD and b[0] > 0:
+    if op is _MOD and b[0] > 0:
         return 0, b[1] - 1
-    if op is Op.FLOORDIV and b[0] > 0 and a[0] >= 0:
+    if op is _FLOORDIV and b[0] > 0 and a[0] >= 0:
         return 0, a[1] // b[0]
-    if op is Op.BITAND and (a[0] >= 0 or b[0] >= 0):
+    if op is _BITAND and (a[0] >= 0 or b[0] >= 0):
         return 0, min(x[1] for x in (a, b) if x[0] >= 0)
     return None
 
@@ -162,7 +166,7 @@ def speculate_loop_ranges(fn: Function, avoid: frozenset = frozenset()) -> Funct
                     continue
                 g = fn.new_value(p.name)
                 g.type = p.type
-                b.instrs.insert(len(b.instrs) - 1, Instr(Op.GUARD_RANGE, [e.args[i]], g,
+                b.instrs.insert(len(b.instrs) - 1, Instr(_GUARD_RANGE, [e.args[i]], g,
                                                          narrow, b.terminator.line))
                 e.args[i] = g
                 guarded = True
@@ -201,13 +205,13 @@ def _iteration_count(h, back: set, defs) -> Value | None:
     """The parameter k of a counted loop's header h: the header tests `k < n` first, n a
     range length (below 2**63), and every back edge passes k + 1."""
     t = h.terminator
-    if t.op is not Op.BRANCH or len(h.instrs) != 2:
+    if t.op is not _BRANCH or len(h.instrs) != 2:
         return None
     test = h.instrs[0]
-    if test.op is not Op.LT or t.args[0] is not test.result or test.args[0] not in h.params:
+    if test.op is not _LT or t.args[0] is not test.result or test.args[0] not in h.params:
         return None
     n = defs.get(test.args[1])
-    if n is None or n.op is not Op.RANGE_LEN:
+    if n is None or n.op is not _RANGE_LEN:
         return None
     k = test.args[0]
     i = h.params.index(k)
@@ -215,9 +219,9 @@ def _iteration_count(h, back: set, defs) -> Value | None:
         for e in b.terminator.targets:
             if e.block is h:
                 inc = defs.get(e.args[i])
-                one = defs.get(inc.args[1]) if inc is not None and inc.op is Op.ADD else None
+                one = defs.get(inc.args[1]) if inc is not None and inc.op is _ADD else None
                 if inc is None or inc.args[0] is not k or one is None \
-                        or one.op is not Op.CONST or one.attr != 1:
+                        or one.op is not _CONST or one.attr != 1:
                     return None
     return k
 
@@ -229,9 +233,9 @@ def _step_from(v: Value, p: Value, defs, fn: Function, seen=None) -> int | None:
         return 0
     ins = defs.get(v)
     if ins is not None:
-        if ins.op is Op.ADD and ins.args[0] is p:
+        if ins.op is _ADD and ins.args[0] is p:
             c = defs.get(ins.args[1])
-            if c is not None and c.op is Op.CONST and type(c.attr) is int and c.attr >= 0:
+            if c is not None and c.op is _CONST and type(c.attr) is int and c.attr >= 0:
                 return c.attr
         return None
     seen = set() if seen is None else seen
@@ -274,7 +278,7 @@ def _rng(v: Value) -> tuple[int, int]:
 def _transfer(ins, shapes) -> tuple[int, int] | None:
     op, args = ins.op, ins.args
     res = ins.result
-    if op is Op.GETATTR and isinstance(args[0].type, ArrayT):
+    if op is _GETATTR and isinstance(args[0].type, ArrayT):
         t = args[0].type
         if ins.attr == "shape":
             shapes[res] = [(0, max_dim(t))] * t.ndim
@@ -285,32 +289,32 @@ def _transfer(ins, shapes) -> tuple[int, int] | None:
             return t.ndim, t.ndim
     if res is None or not _is_int(res):
         return None
-    if op is Op.CONST:
+    if op is _CONST:
         return int(ins.attr), int(ins.attr)
-    if op is Op.GUARD_RANGE:
+    if op is _GUARD_RANGE:
         return ins.attr
-    if op in (Op.TUPLE_GET, Op.GETITEM) and args[0] in shapes:
-        i = ins.attr[0] if op is Op.TUPLE_GET else ins.attr
+    if op in (_TUPLE_GET, _GETITEM) and args[0] in shapes:
+        i = ins.attr[0] if op is _TUPLE_GET else ins.attr
         if i is not None:
             return shapes[args[0]][i]
-    if op is Op.LEN:
+    if op is _LEN:
         t = args[0].type
         if isinstance(t, ArrayT):
             return 0, max_dim(t)
         if isinstance(t, TupleT):
             return len(t.items), len(t.items)
-    if op is Op.CALL_BUILTIN and ins.attr == "len" and isinstance(args[0].type, ArrayT):
+    if op is _CALL_BUILTIN and ins.attr == "len" and isinstance(args[0].type, ArrayT):
         return 0, max_dim(args[0].type)
-    if op is Op.RANGE_LEN:
+    if op is _RANGE_LEN:
         return 0, _range_len_bound(*(_rng(a) for a in args))
-    if op is Op.RANGE_ITEM:
+    if op is _RANGE_ITEM:
         start, stop, step = (_rng(a) for a in args[:3])
         if step[0] > 0:
             return start[0], max(start[0], stop[1] - 1)
         if step[1] < 0:
             return min(start[1], stop[0] + 1), start[1]
         return I64
-    if op in (Op.ADD, Op.SUB, Op.MUL, Op.MOD, Op.FLOORDIV, Op.BITAND) and \
+    if op in (_ADD, _SUB, _MUL, _MOD, _FLOORDIV, _BITAND) and \
             all(_is_int(a) for a in args):
         r = arith(op, _rng(args[0]), _rng(args[1]))
         return clamp(*r) if r is not None else I64
@@ -327,9 +331,9 @@ def speculations_at(fn: Function, block: int, index: int) -> frozenset:
     defs = {i.result: i for c in fn.blocks for i in c.instrs if i.result is not None}
     found = set()
     for ins in b.instrs[index:]:
-        if ins.op is Op.GUARD_INBOUNDS:
+        if ins.op is _GUARD_INBOUNDS:
             found.add(("inbounds", b.terminator.targets[0].block.id))
-        if ins.op is Op.GUARD_RANGE:
+        if ins.op is _GUARD_RANGE:
             src = defs.get(ins.args[0])
             if src is not None and is_dim(src, defs):
                 found.add(("dims", ins.args[0].id))

@@ -19,6 +19,9 @@ from ..ir.verifier import reverse_postorder
 from .lattice import MAX_DEPTH, Type, depth, join
 from .rules import result_type
 
+# Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
+_CALL_JIT, _RETURN, _SETITEM = Op.CALL_JIT, Op.RETURN, Op.SETITEM
+
 MAX_ROUNDS = 50
 
 
@@ -94,7 +97,7 @@ def _infer_once(fn: Function, arg_types: tuple[Type, ...], typer: CallTyper) -> 
                 if any(a.type is None for a in ins.args):
                     break        # depends on something not known yet (e.g. a recursive call)
                 rt = _result(ins, typer)
-                if ins.op is Op.CALL_JIT:
+                if ins.op is _CALL_JIT:
                     callees.add((ins.attr, tuple(a.type for a in ins.args)))
                 if ins.result is not None:
                     if rt is None:
@@ -103,7 +106,7 @@ def _infer_once(fn: Function, arg_types: tuple[Type, ...], typer: CallTyper) -> 
                     if new != ins.result.type:
                         _check_depth(new, ins.line)
                         ins.result.type, changed = new, True
-                if ins.op is Op.RETURN:
+                if ins.op is _RETURN:
                     ret = join(ret, ins.args[0].type)
                 for e in ins.targets:
                     for p, a in zip(e.block.params, e.args):
@@ -115,7 +118,7 @@ def _infer_once(fn: Function, arg_types: tuple[Type, ...], typer: CallTyper) -> 
 
 
 def _result(ins, typer: CallTyper) -> Type | None:
-    if not (ins.op.has_result or ins.op is Op.SETITEM):
+    if not (ins.op.has_result or ins.op is _SETITEM):
         return None
     try:
         return result_type(ins.op, [a.type for a in ins.args], ins.attr, typer)

@@ -21,6 +21,13 @@ from ..ir.ops import Op
 from .lattice import (BOOL, FLOAT, INT, NONE, ArrayT, Scalar, TupleT, Type, UnionT, join,
                       members, type_of_value)
 
+# Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
+_CALL_BUILTIN, _CALL_JIT, _CALL_MATH = Op.CALL_BUILTIN, Op.CALL_JIT, Op.CALL_MATH
+_CALL_NUMPY, _CONST, _GETATTR, _GETITEM = Op.CALL_NUMPY, Op.CONST, Op.GETATTR, Op.GETITEM
+_GUARD_RANGE, _IS, _IS_NOT, _LEN = Op.GUARD_RANGE, Op.IS, Op.IS_NOT, Op.LEN
+_MAKE_TUPLE, _NOT, _RANGE_ITEM, _RANGE_LEN = Op.MAKE_TUPLE, Op.NOT, Op.RANGE_ITEM, Op.RANGE_LEN
+_SETITEM, _TRUTH, _TUPLE_GET = Op.SETITEM, Op.TRUTH, Op.TUPLE_GET
+
 _PY_OPS = {
     Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul,
     Op.TRUEDIV: operator.truediv, Op.FLOORDIV: operator.floordiv, Op.MOD: operator.mod,
@@ -105,40 +112,40 @@ def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | Non
     py_op = _PY_OPS_BY_VALUE.get(op._value_)
     if py_op is not None:
         return _over_members(py_op, tuple(args))
-    if op in (Op.IS, Op.IS_NOT):
+    if op in (_IS, _IS_NOT):
         # identity of numbers is CPython's object identity, which native code does not
         # keep; with None on one side it is decided by the types alone
         if NONE not in members(args[0]) and NONE not in members(args[1]):
             raise Unsupported("'is' between values that are not None")
         return BOOL
-    if op in (Op.NOT, Op.TRUTH):
+    if op in (_NOT, _TRUTH):
         return BOOL
-    if op is Op.CONST:
+    if op is _CONST:
         return type_of_value(attr)
-    if op is Op.GUARD_RANGE:
+    if op is _GUARD_RANGE:
         return args[0]
-    if op is Op.MAKE_TUPLE:
+    if op is _MAKE_TUPLE:
         return TupleT(tuple(args))
-    if op is Op.TUPLE_GET:
+    if op is _TUPLE_GET:
         t = args[0]
         index, count = attr
         if not isinstance(t, TupleT) or len(t.items) != count:
             raise Unsupported(f"unpacking {t} into {count} names")
         return t.items[index]
-    if op in (Op.RANGE_LEN, Op.RANGE_ITEM):
+    if op in (_RANGE_LEN, _RANGE_ITEM):
         for t in args:
             if not all(isinstance(m, Scalar) and (m.py in (int, bool)) for m in members(t)):
                 raise Unsupported(f"range() of {t}")
         return INT
-    if op is Op.LEN:
+    if op is _LEN:
         if isinstance(args[0], (ArrayT, TupleT)):
             return INT
         raise Unsupported(f"len() or iteration of {args[0]}")
-    if op is Op.GETATTR:
+    if op is _GETATTR:
         return _getattr_type(args[0], attr)
-    if op is Op.GETITEM:
+    if op is _GETITEM:
         return _getitem_type(args[0], args[1:], attr)
-    if op is Op.SETITEM:
+    if op is _SETITEM:
         a = args[0]
         if not isinstance(a, ArrayT) or len(args) - 2 != a.ndim:
             raise Unsupported(f"item assignment to {a}" if not isinstance(a, ArrayT)
@@ -148,13 +155,13 @@ def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | Non
         if not all(isinstance(m, Scalar) for m in members(args[-1])):
             raise Unsupported(f"storing {args[-1]} into an array")
         return None
-    if op is Op.CALL_BUILTIN:
+    if op is _CALL_BUILTIN:
         return _builtin_type(attr, args)
-    if op is Op.CALL_MATH:
+    if op is _CALL_MATH:
         return _over_members(getattr(math, attr), tuple(args))
-    if op is Op.CALL_NUMPY:
+    if op is _CALL_NUMPY:
         return _numpy_type(attr, args)
-    if op is Op.CALL_JIT:
+    if op is _CALL_JIT:
         return callee_types(attr, tuple(args))
     raise Unsupported(f"operation {op.value}")
 
@@ -204,7 +211,7 @@ def _builtin_type(name: str, args: list[Type]) -> Type:
             out = join(out, a)
         return out
     if name == "len":
-        return result_type(Op.LEN, args, None)
+        return result_type(_LEN, args, None)
     if name in ("int", "float", "bool", "complex") and not args:
         return Scalar(_BUILTINS[name])
     if name == "abs" and len(args) == 1 and isinstance(args[0], Scalar) and args[0].py is bool:

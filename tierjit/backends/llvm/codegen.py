@@ -48,6 +48,15 @@ from .scalar import ScalarOps, fconst
 from .selects import SelectOps
 from .unions import UnionOps
 
+# Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
+_ADD, _BRANCH, _CALL_BUILTIN, _CALL_JIT = Op.ADD, Op.BRANCH, Op.CALL_BUILTIN, Op.CALL_JIT
+_CALL_MATH, _CALL_NUMPY, _CONST, _GETATTR = Op.CALL_MATH, Op.CALL_NUMPY, Op.CONST, Op.GETATTR
+_GETITEM, _GT, _GUARD_INBOUNDS, _GUARD_RANGE = Op.GETITEM, Op.GT, Op.GUARD_INBOUNDS, Op.GUARD_RANGE
+_INVERT, _IS, _IS_NOT, _JUMP, _LEN, _LT = Op.INVERT, Op.IS, Op.IS_NOT, Op.JUMP, Op.LEN, Op.LT
+_MAKE_TUPLE, _MUL, _NEG, _NOT, _POS, _POW = Op.MAKE_TUPLE, Op.MUL, Op.NEG, Op.NOT, Op.POS, Op.POW
+_RAISE, _RANGE_ITEM, _RANGE_LEN, _RETURN = Op.RAISE, Op.RANGE_ITEM, Op.RANGE_LEN, Op.RETURN
+_SETITEM, _SUB, _TRUTH, _TUPLE_GET = Op.SETITEM, Op.SUB, Op.TRUTH, Op.TUPLE_GET
+
 _counter = itertools.count()
 _counter_lock = threading.Lock()
 
@@ -108,7 +117,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         # calls generated in place (backends/llvm/inline.py), but not those that failed to
         self.inlined: dict[Instr, Function] = {
             ins: body for b in self.fn.blocks for ins in b.instrs
-            if ins.op is Op.CALL_JIT and ins not in no_inline
+            if ins.op is _CALL_JIT and ins not in no_inline
             and (body := inline_body(ins, dispatcher)) is not None}
         self.ret_type: Type | None = spec.typed.return_type
         self.fs = FrameStates(self.fn)
@@ -145,7 +154,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         self.chunk_incoming: dict[Block, list] = {}
         self.unchecked: set[Instr] = set()     # their updates, checked when the loop is left
         self.fs_subst: dict[int, dict[Value, Value]] = {}
-        self.writes_arrays = any(i.op is Op.SETITEM for b in self.fn.blocks for i in b.instrs)
+        self.writes_arrays = any(i.op is _SETITEM for b in self.fn.blocks for i in b.instrs)
         self.resume_obj = functools.partial(_resume, dispatcher, spec)
         self.keepalive.append(self.resume_obj)
 
@@ -267,7 +276,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
             self.cur_fs = self.fs.at(self.fn.entry, 0)
             for p in self.fn.entry.params:
                 self.require_writeable(self.vals[p], p.type)
-        if any(ins.op is Op.CALL_JIT and ins not in self.inlined
+        if any(ins.op is _CALL_JIT and ins not in self.inlined
                for b in self.fn.blocks for ins in b.instrs):
             # entered with too many native calls below: tier 0 runs this call, so its calls
             # cost Python frames (backends/nesting.py); not a failed guard
@@ -388,10 +397,10 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         op = ins.op
         if op.is_terminator or self.side_effect(ins):
             self.flush()
-        if op is Op.JUMP:
+        if op is _JUMP:
             self.edge(ins.targets[0].block, ins.targets[0].args)
             return
-        if op is Op.BRANCH:
+        if op is _BRANCH:
             join = self.diamond(b, ins)
             if join is not None:
                 self.branch_as_select(b, ins, join)
@@ -407,7 +416,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
             else:
                 self.edge(ins.targets[1].block, ins.targets[1].args)
             return
-        if op is Op.RETURN:
+        if op is _RETURN:
             v = ins.args[0]
             val = self.coerce(self.vals[v], v.type, self.ret_type)
             self.own_result_arrays(val, self.ret_type)
@@ -416,7 +425,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
                              f"{ll(self.ret_type)} {val}, 1")
             self.emit_void(f"ret {self.ret_pair} {pair}")
             return
-        if op is Op.RAISE:
+        if op is _RAISE:
             self.deopt_if("true", defer=False)   # tier 0 raises the exception and message
             self.emit_void("unreachable")
             return
@@ -429,7 +438,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         rt = ins.result.type if ins.result is not None else None
         a = [self.vals[x] for x in args]
         ts = [x.type for x in args]
-        if op is Op.CONST:
+        if op is _CONST:
             return self.const(ins.attr, rt)
         if b in self.chunked and self.chunked[b][2] is ins:
             return self.chunk_test(b, ins)
@@ -440,11 +449,11 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
             if ok:
                 return r
             return self.pycall(b, i, ins, a, ts, rt)
-        if op is Op.SETITEM:
+        if op is _SETITEM:
             self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1],
                          _index_facts(ins, ins.args[1:-1]))
             return None
-        if op is Op.GUARD_INBOUNDS:
+        if op is _GUARD_INBOUNDS:
             n = self.emit(f"extractvalue {ll(ts[0])} {a[0]}, 1, {ins.attr}")
             none = self.emit(f"icmp sle i64 {self.to_i64(a[2], ts[2])}, 0")
             fits = self.emit(f"icmp slt i64 {self.to_i64(a[1], ts[1])}, {n}")
@@ -458,7 +467,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
 
     def lower_one(self, ins: Instr, a: list[str], ts: list[Type], rt: Type | None) -> str | None:
         """Native code for one op on non-union types; "" for a SETITEM done, None if not."""
-        if ins.op is Op.SETITEM:
+        if ins.op is _SETITEM:
             self.setitem(a[0], ts[0], a[1:-1], ts[1:-1], a[-1], ts[-1],
                          _index_facts(ins, ins.args[1:-1]))
             return ""
@@ -468,23 +477,23 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         """The op in native code, or None to call into Python for it."""
         op = ins.op
         scalars = all(isinstance(t, Scalar) for t in ts) and isinstance(rt, Scalar)
-        if op in (Op.ADD, Op.SUB, Op.MUL) and rt == INT and all(t in (INT, BOOL) for t in ts) \
+        if op in (_ADD, _SUB, _MUL) and rt == INT and all(t in (INT, BOOL) for t in ts) \
                 and within_i64(arith(op, *(x.range or I64 for x in ins.args))):
             # the value ranges show it cannot overflow: no guard
             x, y = (self.to_i64(v, t) for v, t in zip(a, ts))
             return self.emit(f"{op.value} nsw i64 {x}, {y}")
         if op in BINARY_OPS or op in COMPARE_OPS:
             return self.binary(op, a[0], ts[0], a[1], ts[1], rt) if scalars else None
-        if op in (Op.NEG, Op.POS, Op.INVERT):
+        if op in (_NEG, _POS, _INVERT):
             return self.unary(op, a[0], ts[0], rt) if scalars else None
-        if op in (Op.IS, Op.IS_NOT):
+        if op in (_IS, _IS_NOT):
             same = ts[0] == ts[1] == Scalar(type(None))
             differ = Scalar(type(None)) not in members(ts[0]) or \
                 Scalar(type(None)) not in members(ts[1])
             if not same and not differ:
                 return None
-            return "true" if same == (op is Op.IS) else "false"
-        if op in (Op.TRUTH, Op.NOT):
+            return "true" if same == (op is _IS) else "false"
+        if op in (_TRUTH, _NOT):
             t = ts[0]
             if isinstance(t, TupleT):
                 v = "true" if t.items else "false"
@@ -492,45 +501,45 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
                 v = self.truth(a[0], t)
             else:
                 return None
-            return v if op is Op.TRUTH else self.emit(f"xor i1 {v}, true")
-        if op is Op.MAKE_TUPLE:
+            return v if op is _TRUTH else self.emit(f"xor i1 {v}, true")
+        if op is _MAKE_TUPLE:
             agg = "undef"
             for i, (x, t, it) in enumerate(zip(a, ts, rt.items)):
                 agg = self.emit(f"insertvalue {ll(rt)} {agg}, {ll(it)} {self.coerce(x, t, it)}, {i}")
             return agg if ts else "zeroinitializer"
-        if op is Op.TUPLE_GET:
+        if op is _TUPLE_GET:
             return self.emit(f"extractvalue {ll(ts[0])} {a[0]}, {ins.attr[0]}")
-        if op is Op.GETITEM and isinstance(ts[0], TupleT):
+        if op is _GETITEM and isinstance(ts[0], TupleT):
             if ins.attr is None:
                 return None
             return self.emit(f"extractvalue {ll(ts[0])} {a[0]}, {ins.attr % len(ts[0].items)}")
-        if op is Op.GETITEM:
+        if op is _GETITEM:
             return self.getitem(a[0], ts[0], a[1:], ts[1:], _index_facts(ins, ins.args[1:]))
-        if op is Op.LEN:
+        if op is _LEN:
             if isinstance(ts[0], TupleT):
                 return str(len(ts[0].items))
             return self.emit(f"extractvalue {ll(ts[0])} {a[0]}, 1, 0")
-        if op is Op.GETATTR:
+        if op is _GETATTR:
             return self.getattr(a[0], ts[0], ins.attr, rt)
-        if op is Op.GUARD_RANGE:
+        if op is _GUARD_RANGE:
             lo, hi = ins.attr
             self.deopt_unless(self.in_range(self.to_i64(a[0], ts[0]), lo, hi + 1))
             return self.to_i64(a[0], ts[0]) if rt == INT else a[0]
-        if op is Op.RANGE_LEN:
+        if op is _RANGE_LEN:
             return self.range_len(*(self.to_i64(x, t) for x, t in zip(a, ts)))
-        if op is Op.RANGE_ITEM:
+        if op is _RANGE_ITEM:
             s, _, st, k = (self.to_i64(x, t) for x, t in zip(a, ts))
             return self.emit(f"add i64 {s}, {self.emit(f'mul i64 {k}, {st}')}")
-        if op is Op.CALL_BUILTIN:
+        if op is _CALL_BUILTIN:
             return self.builtin(ins.attr, a, ts, rt)
-        if op is Op.CALL_MATH:
+        if op is _CALL_MATH:
             return self.math_call(ins.attr, a, ts, rt) if scalars else None
-        if op is Op.CALL_JIT:
+        if op is _CALL_JIT:
             body = self.inlined.get(ins)
             if body is not None:
                 return self.call_inlined(ins, body, a)
             return self.call_jit(ins, a, ts, rt)
-        if op is Op.CALL_NUMPY:
+        if op is _CALL_NUMPY:
             return self.numpy_new(ins, a, ts, rt)
         return None
 
@@ -571,7 +580,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
     def builtin(self, name: str, a: list[str], ts: list[Type], rt: Type) -> str | None:
         if not all(isinstance(t, Scalar) for t in ts) or not isinstance(rt, Scalar):
             if name == "len" and len(ts) == 1:
-                return self.native(Instr(Op.LEN, []), a, ts, rt)
+                return self.native(Instr(_LEN, []), a, ts, rt)
             return None
         if name == "abs" and len(a) == 1:
             return self.absolute(a[0], ts[0], rt)
@@ -582,7 +591,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         if name == "bool" and len(a) == 1:
             return self.truth(a[0], ts[0])
         if name in ("min", "max") and all(t == rt for t in ts):
-            cmp = Op.LT if name == "min" else Op.GT
+            cmp = _LT if name == "min" else _GT
             cur = a[0]
             for x in a[1:]:
                 c = self.compare(cmp, x, kind(rt), cur, kind(rt), rt, rt)
@@ -591,7 +600,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
                 cur = self.emit(f"select i1 {c}, {ll(rt)} {x}, {ll(rt)} {cur}")
             return cur
         if name == "pow" and len(a) == 2:
-            return self.binary(Op.POW, a[0], ts[0], a[1], ts[1], rt)
+            return self.binary(_POW, a[0], ts[0], a[1], ts[1], rt)
         if name == "round" and len(a) == 1 and rt.py is int:
             k = kind(ts[0])
             if k.cls in ("int", "bool") and not k.numpy:
@@ -621,7 +630,7 @@ _SIDE_EFFECTS = frozenset({Op.CALL_JIT})
 
 
 def _may_deopt(ins: Instr) -> bool:
-    return ins.op not in (Op.CONST, Op.JUMP, Op.BRANCH, Op.RETURN) and ins.op not in _STRUCTURAL
+    return ins.op not in (_CONST, _JUMP, _BRANCH, _RETURN) and ins.op not in _STRUCTURAL
 
 
 # ops that only move values in or out of a tuple, union-typed ones included: always native,

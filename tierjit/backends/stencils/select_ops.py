@@ -16,6 +16,13 @@ from .kinds import (_ARITH_V, _CMP, _CMP_V, _FLOAT_OPS, _FLOATK, _INTK, _NUMK, _
                     _is_int, kind, width)
 from .templates import LIBM_1, SELF_CALL_WORDS
 
+# Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
+_CALL_BUILTIN, _CALL_JIT, _CALL_MATH, _CONST = Op.CALL_BUILTIN, Op.CALL_JIT, Op.CALL_MATH, Op.CONST
+_GETATTR, _GETITEM, _GUARD_INBOUNDS = Op.GETATTR, Op.GETITEM, Op.GUARD_INBOUNDS
+_GUARD_RANGE, _INVERT, _LEN, _MAKE_TUPLE = Op.GUARD_RANGE, Op.INVERT, Op.LEN, Op.MAKE_TUPLE
+_NEG, _NOT, _POS, _RANGE_ITEM, _RANGE_LEN = Op.NEG, Op.NOT, Op.POS, Op.RANGE_ITEM, Op.RANGE_LEN
+_SETITEM, _TRUTH, _TUPLE_GET = Op.SETITEM, Op.TRUTH, Op.TUPLE_GET
+
 
 # (op value, id of each operand's type, id of the result's type) -> (stencil, guarded, the
 # stencil without its overflow guard or None, whether it is a float + or - that may begin a
@@ -39,9 +46,9 @@ class OpSelection:
         args = ins.args
         ts = [a.type for a in args]
         o = self.offset
-        if op is Op.CONST:
+        if op is _CONST:
             return
-        if op is Op.GUARD_INBOUNDS:
+        if op is _GUARD_INBOUNDS:
             # checked here, once before the loop: the accesses it covers check nothing
             arr, x, n = args
             h = self.add("guard_inbounds", A=o[x], B=o[arr] + 16 + 8 * ins.attr, D=o[n])
@@ -100,31 +107,31 @@ class OpSelection:
                 a, c = self.exact_double(x, b, i), self.exact_double(y, b, i)
                 self.add(f"{_CMP[op]}_ff", A=a, B=c, C=o[r])
                 return
-        elif op in (Op.NEG, Op.POS, Op.INVERT, Op.NOT, Op.TRUTH):
+        elif op in (_NEG, _POS, _INVERT, _NOT, _TRUTH):
             (x,) = args
             t = x.type
-            if op is Op.POS and t == r.type:
+            if op is _POS and t == r.type:
                 self.mov(o[x], o[r], width(t))
                 return
-            if _is_int(t) or fr.is_np_int(t) and op in (Op.NOT, Op.TRUTH):
-                name = {Op.NEG: "neg_i", Op.INVERT: "invert_i", Op.NOT: "not_i",
-                        Op.TRUTH: "truth_i"}.get(op)
-                if name and (op in (Op.NOT, Op.TRUTH) or t == INT and r.type == INT):
+            if _is_int(t) or fr.is_np_int(t) and op in (_NOT, _TRUTH):
+                name = {_NEG: "neg_i", _INVERT: "invert_i", _NOT: "not_i",
+                        _TRUTH: "truth_i"}.get(op)
+                if name and (op in (_NOT, _TRUTH) or t == INT and r.type == INT):
                     h = self.add(name, A=o[x], C=o[r])
                     self.deopt(h, b, i)
                     return
-            if t == FLOAT or fr.is_np_float(t) and op in (Op.NOT, Op.TRUTH) \
-                    or fr.float_union(t) and op in (Op.NOT, Op.TRUTH):
-                name = {Op.NEG: "neg_f", Op.NOT: "not_f", Op.TRUTH: "truth_f"}.get(op)
+            if t == FLOAT or fr.is_np_float(t) and op in (_NOT, _TRUTH) \
+                    or fr.float_union(t) and op in (_NOT, _TRUTH):
+                name = {_NEG: "neg_f", _NOT: "not_f", _TRUTH: "truth_f"}.get(op)
                 if name:
                     self.add(name, A=o[x], C=o[r])
                     return
-        elif op is Op.RANGE_LEN:
+        elif op is _RANGE_LEN:
             if all(t == INT for t in ts):
                 h = self.add("range_len", A=o[args[0]], B=o[args[1]], D=o[args[2]], C=o[r])
                 self.deopt(h, b, i)
                 return
-        elif op is Op.RANGE_ITEM:
+        elif op is _RANGE_ITEM:
             if all(_is_int(t) for t in ts):
                 if o[r] == o[args[3]]:
                     return                              # range(n): the counter itself
@@ -133,25 +140,25 @@ class OpSelection:
                 else:
                     self.add("range_item", A=o[args[0]], D=o[args[2]], B=o[args[3]], C=o[r])
                 return
-        elif op is Op.GUARD_RANGE:
+        elif op is _GUARD_RANGE:
             lo, hi = ins.attr
             if _is_int(ts[0]):
                 h = self.add("guard_range", A=o[args[0]], C=o[r], K=lo, K2=hi)
                 self.deopt(h, b, i)
                 return
-        elif op is Op.GETITEM:
+        elif op is _GETITEM:
             if self.getitem(b, i, ins):
                 return
-        elif op is Op.SETITEM:
+        elif op is _SETITEM:
             if self.setitem(b, i, ins):
                 return
-        elif op is Op.LEN and isinstance(ts[0], ArrayT):
+        elif op is _LEN and isinstance(ts[0], ArrayT):
             self.add("mov", A=o[args[0]] + 16, C=o[r])
             return
-        elif op is Op.GETATTR and isinstance(ts[0], ArrayT) and ins.attr == "shape":
+        elif op is _GETATTR and isinstance(ts[0], ArrayT) and ins.attr == "shape":
             self.mov(o[args[0]] + 16, o[r], ts[0].ndim)
             return
-        elif op is Op.MAKE_TUPLE:
+        elif op is _MAKE_TUPLE:
             at = o[r]
             for a, it in zip(args, r.type.items):
                 if a.type != it:
@@ -160,20 +167,20 @@ class OpSelection:
                 at += 8 * width(it)
             else:
                 return
-        elif op is Op.TUPLE_GET:
+        elif op is _TUPLE_GET:
             k = ins.attr[0]
             items = ts[0].items
             if r.type == items[k]:
                 at = o[args[0]] + 8 * sum(width(t) for t in items[:k])
                 self.mov(at, o[r], width(r.type))
                 return
-        elif op is Op.CALL_MATH:
+        elif op is _CALL_MATH:
             if self.math(b, i, ins):
                 return
-        elif op is Op.CALL_BUILTIN:
+        elif op is _CALL_BUILTIN:
             if self.builtin(b, i, ins):
                 return
-        elif op is Op.CALL_JIT:
+        elif op is _CALL_JIT:
             if ins in self.inlined:
                 self.inline(b, i, ins)
                 return
@@ -226,7 +233,7 @@ class OpSelection:
         t = arr.type
         if not isinstance(t, ArrayT) or t.dtype not in fr.ELEM_KINDS:
             return None
-        if ins.op is Op.SETITEM:
+        if ins.op is _SETITEM:
             idx = idx[:-1]
         if len(idx) != t.ndim or not all(_is_int(x.type) or fr.is_np_int(x.type)
                                          and x.type.py.__name__ != "uint64" for x in idx):
@@ -420,7 +427,7 @@ class OpSelection:
         for v in ins.args:
             fr.slots(v.type)
         h = self.add("pyop")
-        if ins.op is Op.CALL_JIT:
+        if ins.op is _CALL_JIT:
             # A jitted callee may have made its effects: tier 0 must not call it again. A
             # result native code cannot take is handed to tier 0 after the call instead
             # (the hook leaves it in a scratch slot, as a callee's core does for call_jit).
