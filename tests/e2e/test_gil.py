@@ -1,6 +1,6 @@
 """Other threads keep running while a long native loop runs (backends/gil.py): native code
 offers the GIL as CPython's interpreter does, in both native tiers; and while a recursion
-without loops runs baseline code, whose self-calls poll."""
+without loops runs native code, in both tiers too."""
 
 from __future__ import annotations
 
@@ -34,8 +34,7 @@ def whiling(a, n):                  # a while loop
     return s
 
 
-@tierjit.jit(tier="baseline")
-def halving(a, n):                  # a recursion without loops: baseline code polls its calls
+def halving(a, n):                  # a recursion without loops (calls itself by its name)
     if n < 2:
         return n
     return halving(a, n // 2) + halving(a, n - n // 2)
@@ -51,8 +50,17 @@ def test_a_thread_runs_during_a_long_native_loop(tier, loop):
     ticks_in_a_long_call(tierjit.jit(loop, tier=tier), loop)
 
 
-def test_a_thread_runs_during_a_long_baseline_recursion():
-    ticks_in_a_long_call(halving, halving.__wrapped__)
+@pytest.mark.parametrize("tier", ["baseline", "opt"])
+def test_a_thread_runs_during_a_long_recursion(tier):
+    """Baseline code polls every 1024 self-calls, LLVM's when the ticker's flag is up
+    (backends/llvm/ticker.py)."""
+    global halving
+    plain = halving
+    halving = tierjit.jit(plain, tier=tier)       # its recursive calls reach the jitted one
+    try:
+        ticks_in_a_long_call(halving, plain)
+    finally:
+        halving = plain
 
 
 def ticks_in_a_long_call(f, plain):

@@ -284,6 +284,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
             below = self.emit("trunc i64 %depth to i32")
             self.branch_to_deopt(self.emit(f"icmp uge i32 {below}, {nesting.NATIVE_DEPTH}"))
             self.emit_void("%depth.next = add i64 %depth, 1")    # what its calls pass
+            self.poll_ticked()                # a recursion has no loop to poll in
         self.emit_void("br label %b0")
         # reverse postorder: every value's definition is emitted before its uses
         self.predecessors = {b: [] for b in self.fn.blocks}

@@ -17,6 +17,7 @@ from ...ir.nodes import Block, Value
 from ...ir.ops import Op
 from ...types.lattice import ArrayT, Scalar, UnionT
 from .. import gil, nesting
+from . import ticker
 from .lltypes import kind, ll, union_members
 
 POLL_PERIOD = 1024          # loop back edges between two checks for pending signals
@@ -286,6 +287,26 @@ class DeoptOps:
             # it would never leave. Testing here too bounds the pointless work to
             # POLL_PERIOD iterations, which change nothing tier 0 can see.
             self.flush_region(self.cur_region, values)
+        self.publish_nesting(1)              # a signal handler may call native code
+        self.offer_gil()
+        raised = self.emit("call i32 @PyErr_CheckSignals()")
+        self.publish_nesting(-1)
+        self.propagate_error_if(self.emit(f"icmp ne i32 {raised}, 0"))
+        self.emit_void(f"br label %{cont}")
+        self.start(cont)
+
+    def poll_ticked(self) -> None:
+        """On entering a core that makes native calls: the poll above, when the ticker has
+        raised its flag since the last one (ticker.py), so that a recursion without loops
+        answers Ctrl-C and lets other threads run too."""
+        self.declare("declare i32 @PyErr_CheckSignals()")
+        flag = f"ptr inttoptr (i64 {ticker.flag_address()} to ptr)"
+        check, cont = self.new_label("ticked"), self.new_label("unticked")
+        up = self.emit(f"load atomic i32, {flag} monotonic, align 4")
+        self.emit_void(f"br i1 {self.emit(f'icmp ne i32 {up}, 0')}, label %{check}, "
+                       f"label %{cont}{RARELY}")
+        self.start(check)
+        self.emit_void(f"store atomic i32 0, {flag} monotonic, align 4")
         self.publish_nesting(1)              # a signal handler may call native code
         self.offer_gil()
         raised = self.emit("call i32 @PyErr_CheckSignals()")

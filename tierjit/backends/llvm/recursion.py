@@ -21,6 +21,8 @@ import re
 SMALL_CORE_LINES = 240
 
 _LABEL = re.compile(r"^([\w.]+):$")
+# DeoptOps.poll_ticked's read of the ticker's flag
+_TICK = re.compile(r"load atomic i32, ptr inttoptr \(i64 \d+ to ptr\) monotonic, align 4")
 _NAME = re.compile(r"%[\w.]+")
 # instructions that neither have an effect nor can trap (see the module docstring)
 _PURE = re.compile(
@@ -40,13 +42,17 @@ def unroll_recursion(core: str, name: str) -> str:
     # the next depth, which the peel passes on to the core
     to_twin = re.compile(rf"(@{name}_twin\d+\([^\n]*), i64 %depth\.next\)")
 
-    def calling(callee: str) -> str:
-        return to_twin.sub(r"\1, i64 %depth)", body.replace(f"@{name}(", callee))
+    def calling(text: str, callee: str) -> str:
+        return to_twin.sub(r"\1, i64 %depth)", text.replace(f"@{name}(", callee))
 
-    out = head + "\n" + calling(f"@{name}_twin1(")
+    out = head + "\n" + calling(body, f"@{name}_twin1(")
+    # a twin, inlined into a core's native frame, leaves the ticker's flag to the core's
+    # entry: one test per native frame (an atomic load stays, used or not)
+    twin = _TICK.sub("add i32 0, 0", body)
     for level in range(1, levels + 1):
         callee = f"{name}_twin{level + 1}" if level < levels else f"{name}_peel" if peel else name
-        out += "\n" + _internal(head, name, f"{name}_twin{level}") + "\n" + calling(f"@{callee}(")
+        out += ("\n" + _internal(head, name, f"{name}_twin{level}") + "\n"
+                + calling(twin, f"@{callee}("))
     if peel:
         out += "\n" + _internal(head, name, f"{name}_peel") + "\n" + peel
     return out
