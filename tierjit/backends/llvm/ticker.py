@@ -53,7 +53,8 @@ _lock = threading.Lock()
 
 
 def flag_address() -> int:
-    """The address of the flag (an i32), with the thread that raises it running."""
+    """The address of the flag (an i32), with the thread that raises it running (if the
+    process can start one)."""
     if not _running:
         _start()
     return _module.address("tj_tick_flag")
@@ -78,11 +79,11 @@ def _start() -> None:
                            ctypes.c_void_p]
         detach.argtypes = [ctypes.c_ulong]
         thread = ctypes.c_ulong()
-        err = create(ctypes.byref(thread), None, _module.address("tj_ticker"), None)
-        if err:
-            raise OSError(err, f"pthread_create for the poll ticker: {os.strerror(err)}")
-        detach(thread)
-        _running = True
+        if create(ctypes.byref(thread), None, _module.address("tj_ticker"), None) == 0:
+            detach(thread)
+            _running = True
+        # else (no thread to be had): the flag stays down, so recursions do not poll, as
+        # before; the next core compiled asks again
 
 
 def _after_fork_in_child() -> None:
