@@ -70,9 +70,10 @@ def test_ctrl_c_interrupts_a_native_loop(tmp_path, loop):
         time.sleep(0.3)             # well inside the native loop
         sent = time.perf_counter()
         os.kill(proc.pid, signal.SIGINT)
-        line = proc.stdout.readline().split()
-        assert proc.wait(timeout=10) == 0
+        out, _ = proc.communicate(timeout=10)     # fails, not hangs, if never interrupted
     finally:
         proc.kill()
+    line = out.split()
+    assert proc.returncode == 0, out
     assert line[0] == "interrupted"
     assert float(line[1]) - sent < 0.1
