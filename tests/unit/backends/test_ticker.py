@@ -13,7 +13,8 @@ from tierjit.runtime.dispatch import dispatcher_of
 
 
 def raised_within(seconds: float) -> bool:
-    flag = ticker.flag()
+    ticker.flag_address()                        # the thread started
+    flag = ticker.FLAG
     flag.value = 0
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
@@ -30,8 +31,8 @@ def test_the_flag_is_raised_every_period():
     while time.perf_counter() - start < 0.2:
         if raised_within(0.5):
             ticks += 1
-    # every PERIOD_NS (5 ms): ~40 in 0.2 s; a loaded machine may stretch the sleeps
-    assert 5 <= ticks <= 45
+    # every PERIOD_NS (10 ms): ~20 in 0.2 s; a loaded machine may stretch the sleeps
+    assert 3 <= ticks <= 25
 
 
 def test_a_forked_child_raises_its_own_flag(tmp_path):
@@ -39,7 +40,8 @@ def test_a_forked_child_raises_its_own_flag(tmp_path):
     script.write_text(textwrap.dedent("""
         import os, time
         from tierjit.backends.llvm import ticker
-        flag = ticker.flag()                     # the thread runs in the parent
+        ticker.flag_address()                    # the thread runs in the parent
+        flag = ticker.FLAG
         pid = os.fork()
         if pid == 0:                             # fork() copied no thread
             flag.value = 0
@@ -64,8 +66,8 @@ def fib(n):
 
 def test_a_recursive_core_reads_the_flag_once_per_native_frame():
     """Its twins, inlined into its frame (backends/llvm/recursion.py), do not read it: the
-    optimised module has one read, in the core's entry, and the answers stay right with the
-    flag raised at every call."""
+    optimised module has one read, in the core's entry; and the answers stay right when the
+    flag is up as a call starts."""
     global fib
     plain = fib
     fib = tierjit.jit(plain, tier="opt")
@@ -73,7 +75,7 @@ def test_a_recursive_core_reads_the_flag_once_per_native_frame():
         assert fib(20) == 6765
         (spec,) = dispatcher_of(fib).specs.values()
         assert spec.native.llvm_text.count("load atomic i32") == 1
-        flag = ticker.flag()
+        flag = ticker.FLAG
         for _ in range(50):
             flag.value = 1
             assert fib(18) == 2584

@@ -270,7 +270,6 @@ class DeoptOps:
         interrupts a long native loop with KeyboardInterrupt (status 1: exception set), and
         test a pure loop's pending guards. `values`: the loop parameters' values on the
         back edge. Not `counted`: every time (a chunked loop's chunk ends)."""
-        self.declare("declare i32 @PyErr_CheckSignals()")
         check, cont = self.new_label("poll"), self.new_label("polled")
         if counted:
             c = self.emit(f"load i32, ptr {self.poll_count}")
@@ -287,19 +286,13 @@ class DeoptOps:
             # it would never leave. Testing here too bounds the pointless work to
             # POLL_PERIOD iterations, which change nothing tier 0 can see.
             self.flush_region(self.cur_region, values)
-        self.publish_nesting(1)              # a signal handler may call native code
-        self.offer_gil()
-        raised = self.emit("call i32 @PyErr_CheckSignals()")
-        self.publish_nesting(-1)
-        self.propagate_error_if(self.emit(f"icmp ne i32 {raised}, 0"))
-        self.emit_void(f"br label %{cont}")
-        self.start(cont)
+        self.signals_then(cont)
 
     def poll_ticked(self) -> None:
         """On entering a core that makes native calls: the poll above, when the ticker has
         raised its flag since the last one (ticker.py), so that a recursion without loops
-        answers Ctrl-C and lets other threads run too."""
-        self.declare("declare i32 @PyErr_CheckSignals()")
+        answers Ctrl-C and lets other threads run too. (recursion.py takes the read out of a
+        self-recursive core's twins: one per native frame of the recursion.)"""
         flag = f"ptr inttoptr (i64 {ticker.flag_address()} to ptr)"
         check, cont = self.new_label("ticked"), self.new_label("unticked")
         up = self.emit(f"load atomic i32, {flag} monotonic, align 4")
@@ -307,6 +300,12 @@ class DeoptOps:
                        f"label %{cont}{RARELY}")
         self.start(check)
         self.emit_void(f"store atomic i32 0, {flag} monotonic, align 4")
+        self.signals_then(cont)
+
+    def signals_then(self, cont: str) -> None:
+        """A due poll's work, then on to label `cont`: the GIL offered, pending signal
+        handlers run, and the exception one raises (Ctrl-C's KeyboardInterrupt) propagated."""
+        self.declare("declare i32 @PyErr_CheckSignals()")
         self.publish_nesting(1)              # a signal handler may call native code
         self.offer_gil()
         raised = self.emit("call i32 @PyErr_CheckSignals()")

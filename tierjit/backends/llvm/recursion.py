@@ -21,7 +21,8 @@ import re
 SMALL_CORE_LINES = 240
 
 _LABEL = re.compile(r"^([\w.]+):$")
-# DeoptOps.poll_ticked's read of the ticker's flag
+# DeoptOps.poll_ticked's read of the ticker's flag, and its poll (up to the label after it)
+_POLL = re.compile(r"\nticked\d+:\n.*?\nunticked\d+:\n", re.S)
 _TICK = re.compile(r"load atomic i32, ptr inttoptr \(i64 \d+ to ptr\) monotonic, align 4")
 _NAME = re.compile(r"%[\w.]+")
 # instructions that neither have an effect nor can trap (see the module docstring)
@@ -35,7 +36,9 @@ _PURE = re.compile(
 def unroll_recursion(core: str, name: str) -> str:
     """The core's text with its twins (and peel) added; `name` is the core's LLVM name."""
     head, body = core.split("\n", 1)
-    levels = 2 if body.count("\n") <= SMALL_CORE_LINES else 1
+    poll = _POLL.search(body)           # cold code: not counted in the core's size
+    size = body.count("\n") - (poll.group().count("\n") if poll else 0)
+    levels = 2 if size <= SMALL_CORE_LINES else 1
     peel = _peel(head, body, name)
     # a call to a twin, inlined, makes no native frame: it passes the caller's depth word
     # (backends/nesting.py), so the twin's test of it folds away; a call to the peel passes

@@ -9,81 +9,93 @@ load of a word written only when it changes, which costs a call next to nothing 
 when the flag is up, taking it down (`DeoptOps.poll_ticked`). Analogue: the timer interrupt
 that sets a kernel's need-resched flag, read on the way back from each system call.
 
-The thread runs native code only (below, compiled by LLVM once per process): it never takes
-the GIL nor touches a Python object, blocks every signal (they go to the program's threads,
-whose handlers CPython runs), and sleeps PERIOD_NS between two raises until the process
-ends. fork() does not copy it: a child of a process that ran it starts its own at once, for
-the code it inherited.
+The thread ("tierjit-ticker") runs native code only, compiled by LLVM once per process: it
+never takes the GIL nor touches a Python object, is created with every signal blocked (they
+go to the program's threads, whose handlers CPython runs), and sleeps PERIOD_NS between two
+raises until the process ends — 100 wake-ups a second, whether native code runs or not.
+fork() does not copy it: a child of a process that ran it starts its own at once, for the
+code it inherited.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import threading
 
-PERIOD_NS = 5_000_000          # CPython's switch interval: Ctrl-C must be answered in 100 ms
+# two switch intervals, as native loops offer the GIL (backends/gil.py); Ctrl-C is answered
+# well within 100 ms
+PERIOD_NS = 10_000_000
 
-# the flag, in the module's own memory (LLVM's code and data are never freed: the thread
-# writes it up to the process's last instruction), and tj_ticker: block every signal, then
-# forever sleep PERIOD_NS and raise the flag
+FLAG = ctypes.c_int32(0)
+# the thread writes the flag up to the process's last instruction, past the interpreter's
+# finalisation, which would free it: one reference never released
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(FLAG))
+
+# tj_ticker(flag): forever sleep PERIOD_NS, then raise the flag
 _IR = f"""
-@tj_tick_flag = global i32 0, align 64
 declare i32 @nanosleep(ptr, ptr)
-declare i32 @pthread_sigmask(i32, ptr, ptr)
 
-define ptr @tj_ticker(ptr %unused) {{
+define ptr @tj_ticker(ptr %flag) {{
 entry:
-  %all = alloca [16 x i64]
-  store [16 x i64] [{", ".join(["i64 -1"] * 16)}], ptr %all
-  call i32 @pthread_sigmask(i32 0, ptr %all, ptr null)
   %ts = alloca [2 x i64]
   store [2 x i64] [i64 0, i64 {PERIOD_NS}], ptr %ts
   br label %tick
 tick:
   call i32 @nanosleep(ptr %ts, ptr null)
-  store atomic i32 1, ptr @tj_tick_flag monotonic, align 4
+  store atomic i32 1, ptr %flag monotonic, align 4
   br label %tick
 }}
 """
 
-_module = None                 # the compiled module, once per process (fork() copies it)
+_code = 0                      # tj_ticker's address, once compiled (fork() copies it)
 _running = False               # the thread, in this process (fork() does not copy it)
 _lock = threading.Lock()
 
 
 def flag_address() -> int:
-    """The address of the flag (an i32), with the thread that raises it running (if the
-    process can start one)."""
+    """The address of the flag (an i32), with the thread that raises it running, or about to
+    be, if the process can start one."""
     if not _running:
         _start()
-    return _module.address("tj_tick_flag")
-
-
-def flag() -> ctypes.c_int32:
-    """The flag as a ctypes int (tests read and lower it)."""
-    return ctypes.c_int32.from_address(flag_address())
+    return ctypes.addressof(FLAG)
 
 
 def _start() -> None:
-    global _module, _running
-    with _lock:
+    global _code, _running
+    # Not waiting: the thread that holds the lock is starting the ticker — or it is this one,
+    # re-entered while it compiles (a signal handler compiling a function needs the flag's
+    # address, which is all any caller needs).
+    if not _lock.acquire(blocking=False):
+        return
+    try:
         if _running:
             return
-        if _module is None:
+        if not _code:
             from .engine import compile_ir
-            _module = compile_ir(_IR, opt=1)
+            _code = compile_ir(_IR, opt=1).address("tj_ticker")
         libc = ctypes.CDLL(None)
-        create, detach = libc.pthread_create, libc.pthread_detach
+        create = libc.pthread_create
         create.argtypes = [ctypes.POINTER(ctypes.c_ulong), ctypes.c_void_p, ctypes.c_void_p,
                            ctypes.c_void_p]
-        detach.argtypes = [ctypes.c_ulong]
         thread = ctypes.c_ulong()
-        if create(ctypes.byref(thread), None, _module.address("tj_ticker"), None) == 0:
-            detach(thread)
+        # the new thread inherits the signal mask: every signal blocked from its first instr
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+        try:
+            made = create(ctypes.byref(thread), None, _code, ctypes.addressof(FLAG)) == 0
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if made:
             _running = True
+            libc.pthread_detach.argtypes = [ctypes.c_ulong]
+            libc.pthread_detach(thread)
+            libc.pthread_setname_np.argtypes = [ctypes.c_ulong, ctypes.c_char_p]
+            libc.pthread_setname_np(thread, b"tierjit-ticker")
         # else (no thread to be had): the flag stays down, so recursions do not poll, as
         # before; the next core compiled asks again
+    finally:
+        _lock.release()
 
 
 def _after_fork_in_child() -> None:
