@@ -405,7 +405,8 @@ class ProgramWriter:
         if c == 0:
             counter = self.fresh("k")
             limit = self.n(0, 7)
-            cond = f" and {self.cond(1)}" if self.n(0, 2) == 0 else ""
+            # bracketed: `k < 2 and a or b` would not bound the loop
+            cond = f" and ({self.cond(1)})" if self.n(0, 2) == 0 else ""
             self.emit(f"{counter} = 0")
             self.emit(f"while {counter} < {limit}{cond}:")
             self.indent += 1

@@ -119,8 +119,12 @@ def compute_ranges(fn: Function, entry: list | None = None) -> Function:
                         if new != p.range:
                             grown[p] = grown.get(p, 0) + 1
                             if grown[p] > 2:          # widen: the bound keeps moving
-                                new = (I64[0] if p.range and new[0] < p.range[0] else new[0],
-                                       I64[1] if p.range and new[1] > p.range[1] else new[1])
+                                # to the i64 limit, or a constant past it (2**63: joined
+                                # again, it must not move the bound back and forth forever)
+                                new = (min(I64[0], new[0]) if p.range and new[0] < p.range[0]
+                                       else new[0],
+                                       max(I64[1], new[1]) if p.range and new[1] > p.range[1]
+                                       else new[1])
                             p.range, changed = new, True
     for v in fn.values():
         if v.range is None and _is_int(v):

@@ -145,3 +145,35 @@ def test_a_loop_index_counter_stays_within_its_range_length():
     for n in (0, 1, 2, 7):
         a = np.arange(1.0, n + 1.0)
         assert f(a) == pair_sum(a) and type(f(a)) is type(pair_sum(a))
+
+
+PAST_I64 = '''
+import tierjit
+
+def f(n):
+    for k in range(4):
+        v = 256
+        for i in range(n):
+            if v > 2**130:
+                v = v % 1000003
+            if n:
+                v = 9223372036854775808
+    return 0
+
+for tier in ("interp", "baseline", "opt"):
+    assert tierjit.jit(f, tier=tier)(3) == f(3) == 0, tier
+print("ok")
+'''
+
+
+def test_widening_stops_at_a_constant_past_64_bits(tmp_path):
+    """A loop parameter widened to the i64 limit, joined again with the constant 2**63, went
+    back past it, and was widened again, forever: every tier's compile hung (found by
+    Hypothesis-generated programs). In a child process, so that a regression fails here."""
+    import subprocess
+    import sys
+    script = tmp_path / "past_i64.py"
+    script.write_text(PAST_I64)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert out.stdout.strip() == "ok", out.stdout + out.stderr
