@@ -1,6 +1,7 @@
 """The poll ticker (backends/llvm/ticker.py): a native thread raising a flag that LLVM cores
 making native calls read on entry, once per native frame."""
 
+import glob
 import os
 import subprocess
 import sys
@@ -33,6 +34,35 @@ def test_the_flag_is_raised_every_period():
             ticks += 1
     # every PERIOD_NS (10 ms): ~20 in 0.2 s; a loaded machine may stretch the sleeps
     assert 3 <= ticks <= 25
+
+
+def ticker_sleeps() -> int:
+    """How many times the ticker thread has slept (voluntary context switches)."""
+    for task in glob.glob(f"/proc/{os.getpid()}/task/*"):
+        with open(f"{task}/comm") as f:
+            if f.read().strip() == "tierjit-ticker":
+                with open(f"{task}/status") as f:
+                    for line in f:
+                        if line.startswith("voluntary_ctxt_switches"):
+                            return int(line.split()[1])
+    raise AssertionError("no tierjit-ticker thread")
+
+
+def test_the_ticker_slows_down_while_no_core_takes_the_flag_down():
+    ticker.flag_address()
+    ticker.FLAG.value = 1                      # up, and left up: as when no recursion runs
+    time.sleep(0.3)                            # 10, 20, 40, then 80 ms sleeps
+    before = ticker_sleeps()
+    time.sleep(1.0)
+    idle = ticker_sleeps() - before            # ~12 (IDLE_NS)
+    before = ticker_sleeps()
+    end = time.perf_counter() + 1.0
+    while time.perf_counter() < end:           # taken down as a recursion's cores would
+        ticker.FLAG.value = 0
+        time.sleep(0.001)
+    busy = ticker_sleeps() - before            # ~100 (PERIOD_NS), fewer on a loaded machine
+    assert idle <= 20
+    assert busy >= 2 * idle
 
 
 def test_a_forked_child_raises_its_own_flag(tmp_path):

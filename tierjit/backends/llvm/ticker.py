@@ -11,8 +11,9 @@ that sets a kernel's need-resched flag, read on the way back from each system ca
 
 The thread ("tierjit-ticker") runs native code only, compiled by LLVM once per process: it
 never takes the GIL nor touches a Python object, is created with every signal blocked (they
-go to the program's threads, whose handlers CPython runs), and sleeps PERIOD_NS between two
-raises until the process ends — 100 wake-ups a second, whether native code runs or not.
+go to the program's threads, whose handlers CPython runs), and sleeps between two raises
+until the process ends: PERIOD_NS while a recursion takes the flag down, up to IDLE_NS while
+none does (12.5 wake-ups a second).
 fork() does not copy it: a child of a process that ran it starts its own at once, for the
 code it inherited.
 """
@@ -24,27 +25,38 @@ import os
 import signal
 import threading
 
-# two switch intervals, as native loops offer the GIL (backends/gil.py); Ctrl-C is answered
-# well within 100 ms
+# two switch intervals, as native loops offer the GIL (backends/gil.py); while no core takes
+# the flag down (no recursion runs), the period doubles up to IDLE_NS, within which Ctrl-C is
+# still answered
 PERIOD_NS = 10_000_000
+IDLE_NS = 80_000_000
 
 FLAG = ctypes.c_int32(0)
 # the thread writes the flag up to the process's last instruction, past the interpreter's
 # finalisation, which would free it: one reference never released
 ctypes.pythonapi.Py_IncRef(ctypes.py_object(FLAG))
 
-# tj_ticker(flag): forever sleep PERIOD_NS, then raise the flag
+# tj_ticker(flag): forever sleep, then raise the flag; the sleep is PERIOD_NS after a raise
+# that a core took down, and doubles up to IDLE_NS after one that is still up
 _IR = f"""
 declare i32 @nanosleep(ptr, ptr)
 
 define ptr @tj_ticker(ptr %flag) {{
 entry:
   %ts = alloca [2 x i64]
-  store [2 x i64] [i64 0, i64 {PERIOD_NS}], ptr %ts
+  store i64 0, ptr %ts
+  %ns = getelementptr i64, ptr %ts, i64 1
   br label %tick
 tick:
+  %period = phi i64 [{PERIOD_NS}, %entry], [%next, %tick]
+  store i64 %period, ptr %ns
   call i32 @nanosleep(ptr %ts, ptr null)
-  store atomic i32 1, ptr %flag monotonic, align 4
+  %was = atomicrmw xchg ptr %flag, i32 1 monotonic
+  %idle = icmp ne i32 %was, 0
+  %doubled = shl i64 %period, 1
+  %short = icmp ult i64 %doubled, {IDLE_NS}
+  %longer = select i1 %short, i64 %doubled, i64 {IDLE_NS}
+  %next = select i1 %idle, i64 %longer, i64 {PERIOD_NS}
   br label %tick
 }}
 """
