@@ -42,11 +42,9 @@ from .states import States
 from .templates import INT_NOT
 
 OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40     # POLL: see call_self
-# the ops the loops below test for, bound once: on Python 3.11 `Op.X` is a Python-level
-# lookup (EnumType defines __getattr__), and they test several per instruction
+# Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
 _ADD, _MUL, _CONST, _TRUTH, _CALL_JIT = Op.ADD, Op.MUL, Op.CONST, Op.TRUTH, Op.CALL_JIT
-_GETITEM, _SUB = Op.GETITEM, Op.SUB
-_RANGE_ITEM = Op.RANGE_ITEM
+_GETITEM, _SUB, _RANGE_ITEM = Op.GETITEM, Op.SUB, Op.RANGE_ITEM
 _BRANCH, _JUMP, _RETURN, _RAISE = Op.BRANCH, Op.JUMP, Op.RETURN, Op.RAISE
 
 
