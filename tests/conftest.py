@@ -27,6 +27,17 @@ def pytest_configure(config):
 import pytest  # noqa: E402
 
 
+def pytest_sessionfinish(session):
+    """Let the compiler thread finish its queued builds before pytest's reports, which parse
+    source: on CPython 3.11 every thread's AST conversions share one recursion counter, and a
+    parse of the compiler thread's in the middle of one of pytest's breaks it
+    (frontend/astlock.py)."""
+    import sys
+    compiler = sys.modules.get("tierjit.runtime.compiler")
+    if compiler is not None:
+        compiler.wait_idle(120)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_event_log():
     """Each test starts with an empty event log: tests count the events they cause by the
