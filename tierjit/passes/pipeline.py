@@ -19,6 +19,7 @@ from .cse import eliminate_common_subexpressions
 from .dce import eliminate_dead_code
 from .dims import speculate_small_dims
 from .fold import fold_constants
+from .inline_self import inline_self_calls
 from .ranges import compute_ranges, speculate_loop_ranges
 from .thread import thread_jumps
 
@@ -42,6 +43,9 @@ BASELINE_PIPELINE = (
     thread_jumps,                     # jump over short-circuit joins: the condition's values
                                       # are reused after them
     eliminate_common_subexpressions,  # a pure operation on Python numbers done once
+    inline_self_calls,                # a small recursion's self-calls, two levels (a call
+                                      # costs ~50 instructions); last, so that the copies
+                                      # are of the optimised body
 )
 
 
@@ -55,15 +59,22 @@ def optimise(fn: Function, avoid: frozenset = frozenset()) -> Function:
     return fn
 
 
-def optimise_for_baseline(fn: Function) -> Function:
-    """BASELINE_PIPELINE over an optimised function (the baseline tier's own copy). Not over
-    one block: it has no join to thread and no loop, so it runs once per call, where what
-    merging a recomputation saves (a nanosecond or two) is far less than the pass costs
-    (~8 us, a tenth of the whole copy-and-patch compile of a 10-operation function)."""
+def optimise_for_baseline(fn: Function, me: tuple | None = None) -> Function:
+    """BASELINE_PIPELINE over an optimised function (the baseline tier's own copy); `me`:
+    (dispatcher, argument types) when the code is its dispatcher's own specialisation, whose
+    self-calls may be inlined. Not over one block: it has no join to thread and no loop, so it
+    runs once per call, where what merging a recomputation saves (a nanosecond or two) is far
+    less than the passes cost (~8 us, a tenth of the whole copy-and-patch compile of a
+    10-operation function); nor does such a function recurse."""
     if len(fn.blocks) == 1:
         return fn
     for p in BASELINE_PIPELINE:
-        fn = p(fn)
+        if p is inline_self_calls:
+            if me is None:
+                continue
+            fn = p(fn, *me)
+        else:
+            fn = p(fn)
         if VERIFY:
             verify(fn, typed=True)
     return fn

@@ -54,6 +54,7 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
     from typing import Any
 
     from ..errors import Unsupported
+    from ..ir.nodes import Function
     from ..types.infer import CallTyper, Typed
     from ..types.lattice import Type
 
@@ -342,7 +343,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             from .events import note_pause, record
             start = _clock()
             fs = spec.native.frame_states[index]
-            f = spec.resumes[index] = compile_tier0(spec.typed.fn, fs, name=self.__name__)
+            f = spec.resumes[index] = compile_tier0(native_fn(spec), fs, name=self.__name__)
             seconds = _clock() - start
             record("compile", self.__qualname__, _fmt_types(spec.arg_types), "resume",
                    seconds, frame_state=index)
@@ -621,12 +622,20 @@ def _most_deopts(spec: "Specialisation") -> int:
     return max(counts, key=lambda kv: kv[1])[0] if counts else -1
 
 
+def native_fn(spec: "Specialisation") -> "Function":
+    """The IR spec's native code was made from, which its frame states index: baseline
+    code's own copy (BaselineCode.fn: jumps threaded, self-calls inlined), else the
+    specialisation's typed IR (the LLVM tier's)."""
+    fn = getattr(spec.native, "fn", None)
+    return fn if fn is not None else spec.typed.fn
+
+
 def _frame_state_detail(spec: "Specialisation", index: int) -> "dict[str, Any]":
     """Where a deopt resumed: frame state number, block, instruction, source line, op."""
     detail: dict[str, Any] = {"frame_state": index}
     try:
         fs = spec.native.frame_states[index]
-        block = spec.typed.fn.blocks[fs.block]
+        block = native_fn(spec).blocks[fs.block]
         detail.update(block=fs.block, index=fs.index, live=len(fs.live))
         if fs.index < len(block.instrs):
             ins = block.instrs[fs.index]

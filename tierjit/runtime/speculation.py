@@ -49,10 +49,10 @@ class Speculating:
         it replaces spec when ready. Failing guards that are not speculations (an overflow
         past 64 bits, an index out of bounds) are left to give-up."""
         from ..passes.ranges import speculations_at
-        from .dispatch import Specialisation, _Build, _describe_frame_state
+        from .dispatch import Specialisation, _Build, _describe_frame_state, native_fn
         from .events import record
         fs = spec.native.frame_states[index]
-        what = speculations_at(spec.typed.fn, fs.block, fs.index) - spec.avoid
+        what = speculations_at(native_fn(spec), fs.block, fs.index) - spec.avoid
         if not what:
             return
         spec.replaced = True

@@ -259,4 +259,32 @@ PROGRAMS = [
                 return x * 3.0
             return f(x - 1.0) + f(x - 0.5)
         """, each(3.7, -0.0, 0.5, 6.25, 4)),
+    # baseline code inlines a small recursion into itself, two levels (passes/inline_self.py):
+    # guards fail, and exceptions are raised, inside the copies, after writes made by them
+    program("call_recursion_inlined_deopts", """
+        @jit
+        def f(a, n, x):
+            if n == 0:
+                return x
+            a[n * 2 - 10] = n
+            return f(a, n - 1, x * 1000003) + a[n * 2 - 10]
+        """, [lambda: (np.zeros(6, dtype=np.int64), 5, 1),
+              lambda: (np.zeros(10, dtype=np.int64), 4, 3),
+              lambda: (np.zeros(10, dtype=np.int64), 2, 5),
+              lambda: (np.zeros(10, dtype=np.int64), 3, 2**62),
+              lambda: (np.zeros(10), 4, 0.5)]),
+    program("call_recursion_inlined_raises", """
+        @jit
+        def f(n, d):
+            if n == 0:
+                return 100 // d
+            return f(n - 1, d - 1) * 2 + n
+        """, [(2, 2), (1, 1), (3, 10), (5, 3), (9, 2), (4, 4.0)]),
+    program("call_recursion_three_calls", """
+        @jit
+        def f(n):
+            if n < 3:
+                return 1 if n > 0 else 0
+            return f(n - 1) + f(n - 2) + f(n - 3)
+        """, each(0, 1, 2, 10, 18, 2.0)),
 ]

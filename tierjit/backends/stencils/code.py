@@ -111,8 +111,8 @@ class LoopExit:
 class _Hooks:
     """The Python side of one function's baseline code (deopt and pyop targets)."""
 
-    def __init__(self, dispatcher, spec, sel: Selection):
-        self.dispatcher, self.spec = dispatcher, spec
+    def __init__(self, dispatcher, spec, sel: Selection, own: bool):
+        self.dispatcher, self.spec, self.own = dispatcher, spec, own
         self.fn = sel.fn
         self.deopt_count = 0
         self.offset = sel.offset
@@ -157,8 +157,7 @@ class _Hooks:
         spec = self.spec
         # A callee that deoptimised hands its result on: not a failed guard of this code,
         # so not counted (a deep recursion would otherwise count one per frame).
-        if not site and spec.native is self.code and spec.typed is not None \
-                and spec.typed.fn is self.fn:
+        if not site and self.own and spec.native is self.code:
             spec.deopts[index] = spec.deopts.get(index, 0) + 1
             return self.dispatcher.resume_function(spec, index)(*values)
         # this code is not (or no longer) the specialisation's native code (adaptive
@@ -307,13 +306,17 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     to `fallback` (default: spec's tier 0). `python_in_loops=False` (adaptive tiering) also
     declines code that would call Python for an operation inside a loop (see _pyop_in_loop)."""
     t0 = time.perf_counter()
-    typed = typed if typed is not None else spec.typed
-    fn = optimise_for_baseline(typed.fn)
-    ret = typed.return_type
     # the cell callers use: only the specialisation's own code goes there (not a value
     # specialisation's, which is only right for some argument values)
     publish = dispatcher.specs.get(spec.arg_types) is spec
-    sel = Selection(fn, ret, (dispatcher, spec.arg_types) if publish else None)
+    me = (dispatcher, spec.arg_types) if publish else None
+    # the specialisation's own native code (not adaptive tiering's or an OSR entry's, made
+    # from their own copies): its deopts are the dispatcher's to count and learn from
+    own = typed is None
+    typed = typed if typed is not None else spec.typed
+    fn = optimise_for_baseline(typed.fn, me)
+    ret = typed.return_type
+    sel = Selection(fn, ret, me)
     sel.select()
     # the exit words: one per loop header its polls read (K3), then the one its self-calls
     # read (K4); runtime/tierup.py sets them
@@ -334,7 +337,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     # too deep a recursion deoptimises at frame state 0 (asked for before the hooks copy
     # the frame states)
     entry_stub = sel.fs.at(fn.entry, 0)
-    hooks = _Hooks(dispatcher, spec, sel)
+    hooks = _Hooks(dispatcher, spec, sel, own)
     keep: list = [hooks, words]
     deopt_fn = hooks.deopt
     keep.append(deopt_fn)

@@ -1,0 +1,122 @@
+"""Self-calls inlined for the baseline tier: which functions, how many levels, and that the
+result is the same function (the verifier's rules; CPython's answers from baseline code, where
+a guard failing in a copy resumes tier 0 inside it)."""
+
+from __future__ import annotations
+
+import tierjit
+from tierjit.ir.clone import clone
+from tierjit.ir.ops import Op
+from tierjit.ir.verifier import verify
+from tierjit.passes.inline_self import inline_self_calls
+from tierjit.passes.pipeline import optimise
+from tierjit.runtime.dispatch import dispatcher_of
+from tierjit.types.lattice import type_of_value
+
+
+@tierjit.jit(tier="baseline")
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+@tierjit.jit(tier="baseline")
+def trib(n):
+    if n < 3:
+        return 1 if n > 0 else 0
+    return trib(n - 1) + trib(n - 2) + trib(n - 3)
+
+
+@tierjit.jit(tier="baseline")
+def halves(x):
+    if x < 1.0:
+        return x
+    return halves(x * 0.5) + 1.0
+
+
+@tierjit.jit(tier="interp")
+def mixed(n):
+    if n <= 0:
+        return 0.5
+    return mixed(n * 0.5)          # a float argument: not this int specialisation
+
+
+@tierjit.jit(tier="interp")
+def looped(n):
+    if n < 2:
+        return n
+    s = 0
+    for i in range(2):
+        s += looped(n - 1 - i)
+    return s
+
+
+def _calls(fn, d) -> int:
+    return sum(ins.op is Op.CALL_JIT and ins.attr is d for b in fn.blocks for ins in b.instrs)
+
+
+def _inlined(jitted, *args):
+    d = dispatcher_of(jitted)
+    types = tuple(type_of_value(a) for a in args)
+    fn = optimise(clone(d.infer(types).fn))
+    before = _calls(fn, d), sum(len(b.instrs) for b in fn.blocks)
+    out = inline_self_calls(fn, d, types)
+    verify(out, typed=True)
+    assert (_calls(fn, d), sum(len(b.instrs) for b in fn.blocks)) == before   # untouched
+    return fn, out, d
+
+
+def test_two_levels_of_a_small_recursion():
+    fn, out, d = _inlined(fib, 10)
+    assert _calls(fn, d) == 2
+    assert _calls(out, d) == 8          # the two levels' four copies make two calls each
+    n = sum(len(b.instrs) for b in fn.blocks)
+    assert sum(len(b.instrs) for b in out.blocks) >= 7 * n - 6   # returns became jumps
+
+
+def test_one_level_when_two_would_pass_the_budget():
+    fn, out, d = _inlined(trib, 10)
+    assert _calls(fn, d) == 3
+    assert _calls(out, d) == 9          # 1 + 3 + 9 bodies would pass it: one level
+
+
+def test_floats_too():
+    fn, out, d = _inlined(halves, 10.0)
+    assert _calls(out, d) == 1 and len(out.blocks) > len(fn.blocks)
+
+
+def test_left_alone():
+    for jitted, arg in ((mixed, 7), (looped, 5)):
+        fn, out, _d = _inlined(jitted, arg)
+        assert out is fn, jitted
+
+
+def _fib(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def _trib(n):
+    t = [0, 1, 1]
+    while len(t) <= n:
+        t.append(t[-1] + t[-2] + t[-3])
+    return t[n]
+
+
+def _halves(x):
+    k = 0.0
+    while x >= 1.0:
+        x, k = x * 0.5, k + 1.0
+    return x + k
+
+
+def test_baseline_code_of_inlined_recursions():
+    for f, ref, args in ((fib, _fib, (0, 1, 2, 20, 25)), (trib, _trib, (0, 1, 2, 15)),
+                         (halves, _halves, (0.25, 1e30, 5.0))):
+        for a in args:
+            assert f(a) == ref(a), (f, a)
+    spec = dispatcher_of(fib).specs[(type_of_value(1),)]
+    assert spec.tier == "baseline" and spec.native.llvm_text.count("call_self") == 8
