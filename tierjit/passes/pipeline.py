@@ -19,6 +19,7 @@ from .cse import eliminate_common_subexpressions
 from .dce import eliminate_dead_code
 from .dims import speculate_small_dims
 from .fold import fold_constants
+from .ifconvert import if_convert_increments
 from .inline_self import inline_self_calls
 from .ranges import compute_ranges, speculate_loop_ranges
 from .thread import thread_jumps
@@ -43,6 +44,8 @@ BASELINE_PIPELINE = (
     thread_jumps,                     # jump over short-circuit joins: the condition's values
                                       # are reused after them
     eliminate_common_subexpressions,  # a pure operation on Python numbers done once
+    if_convert_increments,            # `if c: n += 1` on an int as `n = n + c`: no branch
+                                      # for the CPU to mispredict
     inline_self_calls,                # a small recursion's self-calls, two levels (a call
                                       # costs ~50 instructions); last, so that the copies
                                       # are of the optimised body

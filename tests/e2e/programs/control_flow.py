@@ -1,7 +1,9 @@
 """if/elif/else, while, for, break/continue, loop else, early returns, assert and raise."""
 
+import numpy as np
+
 from ..harness import program
-from .values import INF, NAN, each
+from .values import I64_MAX, I64_MIN, INF, NAN, each
 
 PROGRAMS = [
     program("cf_classify", """
@@ -193,4 +195,24 @@ PROGRAMS = [
                 pass
             return r
         """, each(1, 2, 3, 3.0, True, None, 4)),
+    # the baseline tier makes `if c: n += 1` on an int `n = n + c` (passes/ifconvert.py):
+    # counts starting at the ends of 64 bits, bools from compares, truth and array elements
+    program("cf_conditional_counts", """
+        @jit
+        def f(a, n, m):
+            for i in range(a.shape[0]):
+                if a[i] > 0.5:
+                    n += 1
+                if a[i] < 0.25:
+                    m -= 1
+                if i % 3 == 0:
+                    n = n + 1
+                if a[i]:
+                    m += 1
+            return n, m
+        """, [lambda: (np.linspace(0.0, 1.0, 9), 0, 0),
+              lambda: (np.linspace(0.0, 1.0, 9), I64_MAX - 2, I64_MIN + 1),
+              lambda: (np.array([0.9, 0.0, 0.1]), I64_MAX, I64_MIN),
+              lambda: (np.zeros(0), 5, -5),
+              lambda: (np.array([0.7, NAN, 0.2]), 2**70, -3)]),
 ]
