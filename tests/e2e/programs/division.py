@@ -1,4 +1,7 @@
-"""Floor division, modulo and divmod: signs, zeros, infinities, and their exact error messages."""
+"""Floor division, modulo and divmod: signs, zeros, infinities, and their exact error messages;
+true division by powers of two."""
+
+import numpy as np
 
 from ..harness import program
 from .values import I64_MAX, I64_MIN, INF, NAN, NINF, pairs
@@ -76,4 +79,16 @@ PROGRAMS = [
         def f(x):
             return x % 1.0, x % -1.0, x // 1.0, x // -1.0, -x % 1.0
         """, [(v,) for v in (0.0, -0.0, 0.25, -0.25, 1e-300, -1e-300, 1e300, NAN, INF, 5.5)]),
+    # the baseline tier multiplies by the reciprocal of a power of two (select.py: recip):
+    # subnormals, overflow to inf (NumPy's warning from tier 0), signed zeros, NaN, int operands
+    program("div_by_powers_of_two", """
+        @jit
+        def f(x, k, a):
+            return (x / 4.0, k / 2.0, x / 0.5, a[0] / 8.0, x / 3.0, k / 2.0 ** -1021,
+                    x / 2.0 ** 1023, a[1] / 0.25, x / -2.0 ** 1021, a[0] / 2.0 ** -1022)
+        """, [lambda: (1.5, 3, np.array([1.0, 2.0])),
+              lambda: (5e-324, 2**62 + 1, np.array([INF, 1e308])),
+              lambda: (-0.0, -7, np.array([NAN, -1e-310])),
+              lambda: (1e308, I64_MIN, np.array([-0.0, 5e-324])),
+              lambda: (NINF, 0, np.array([1e-300, 3.0]))]),
 ]

@@ -402,6 +402,34 @@ def test_power_of_two_divisors_are_shifts_and_masks_with_python_signs():
     assert "floordiv_pow2" in pieces and "mod_pow2" in pieces and "mod_ii" not in pieces
 
 
+def test_float_division_by_a_power_of_two_is_a_multiplication_bit_for_bit():
+    import math
+    import random
+
+    import tierjit
+
+    @tierjit.jit(tier="baseline")
+    def f(x, k):
+        # 2**1021 and 2**1022 (literals: constant folding leaves float powers alone)
+        return (x / 8.0, x / 0.125, k / 2.0, x / 2.247116418577895e+307,
+                x / 4.49423283715579e+307, x / 3.0)
+
+    rng = random.Random(7)
+    xs = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1e308, -1e308,
+          math.inf, -math.inf, math.nan, 1.0, -3.5]
+    xs += [rng.uniform(-1e6, 1e6) for _ in range(300)]
+    xs += [math.ldexp(rng.random(), rng.randint(-1074, 1023)) for _ in range(300)]
+    for x in xs:
+        k = rng.randint(-2**63, 2**63 - 1)
+        got, want = f(x, k), f.py_func(x, k)
+        assert [struct.pack("<d", v) for v in got] == [struct.pack("<d", v) for v in want], x
+    pieces = [n.split(".")[0] for n, _ in
+              tierjit.runtime.dispatch.dispatcher_of(f).latest().native.pieces]
+    # 2**1022's reciprocal is subnormal, 3.0's inexact: those stay divisions
+    assert pieces.count("mul_ffp") == 3 and pieces.count("mul_ifp") == 1
+    assert pieces.count("truediv_ffp") == 2
+
+
 def test_array_results_are_new_references(tmp_path):
     import sys
 

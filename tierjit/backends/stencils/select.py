@@ -12,6 +12,7 @@ stand for (`pyop`); anything the frame cannot represent raises Unsupported.
 
 from __future__ import annotations
 
+import math
 import struct
 from functools import cached_property
 
@@ -44,7 +45,7 @@ from .templates import INT_NOT
 OUT, POLL, OWN, DESC, DEOPTING, FIRST = 0, 8, 16, 24, 32, 40     # POLL: see call_self
 # Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
 _ADD, _MUL, _CONST, _TRUTH, _CALL_JIT = Op.ADD, Op.MUL, Op.CONST, Op.TRUTH, Op.CALL_JIT
-_GETITEM, _SUB, _RANGE_ITEM = Op.GETITEM, Op.SUB, Op.RANGE_ITEM
+_GETITEM, _SUB, _RANGE_ITEM, _TRUEDIV = Op.GETITEM, Op.SUB, Op.RANGE_ITEM, Op.TRUEDIV
 _BRANCH, _JUMP, _RETURN, _RAISE = Op.BRANCH, Op.JUMP, Op.RETURN, Op.RAISE
 
 
@@ -65,6 +66,10 @@ class Selection(OpSelection, FusedSelection):
         self.pieces: list[tuple[str, dict]] = [("", {}), ("", {})]
         self.offset: dict[Value, int] = {}
         self.pow2: dict[Value, int] = {}       # int constants 2**k -> k
+        # float constants 2**k whose reciprocal is a normal float -> the reciprocal's slot:
+        # `x / c` is `x * (1 / c)`, bit for bit (both round the same real number), and a
+        # multiplication takes a cycle where a division takes four or five
+        self.recip: dict[Value, int] = {}
         self.consts: list[int] = []            # the constant table (i64 bit patterns)
         self.const_at: dict[tuple[int, ...], int] = {}     # a constant's words -> its slots
         self.block_label: dict[Block, int] = {}
@@ -191,15 +196,22 @@ class Selection(OpSelection, FusedSelection):
         that a prologue copies fewer words."""
         if type(value) is int and 0 < value < 2**62 and value & (value - 1) == 0:
             self.pow2[v] = value.bit_length() - 1
-        words = _const_words(value, v.type)
+        self.offset[v], at = self._words(_const_words(value, v.type), at)
+        if type(value) is float and abs(math.frexp(value)[0]) == 0.5 \
+                and 2.0 ** -1021 <= abs(value) <= 2.0 ** 1021:
+            self.recip[v], at = self._words(_const_words(1.0 / value, v.type), at)
+        return at
+
+    def _words(self, words: list[int], at: int) -> tuple[int, int]:
+        """The slots of a constant's words (shared with an equal constant's) and the next
+        free slot."""
         key = tuple(words)
         same = self.const_at.get(key)
         if same is not None:
-            self.offset[v] = same
-            return at
-        self.offset[v] = self.const_at[key] = at
+            return same, at
+        self.const_at[key] = at
         self.consts += words
-        return at + 8 * width(v.type)
+        return at, at + 8 * len(words)
 
     def _inlined_values(self, ins: Instr, body: Function, at: int, rest: list[Value],
                         into_result: dict[Value, Value]) -> tuple[int, bool]:
@@ -408,6 +420,8 @@ class Selection(OpSelection, FusedSelection):
                     x, y = args
                     r = ins.result
                     rule = simple.get((op._value_, id(x.type), id(y.type), id(r.type)))
+                    if y in self.recip and op is _TRUEDIV:
+                        rule = None                 # by a power of two: a multiplication
                     # a float + or - may be the first of a fused pair (mul_add); rule[3] says
                     # so without the kind of its type, as does kind() the first time
                     if (rule[3] if rule is not None else (op is _ADD or op is _SUB)

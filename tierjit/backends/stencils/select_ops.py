@@ -79,6 +79,15 @@ class OpSelection:
                     a, c = self.as_double(x, b, i), self.as_double(y, b, i)
                 else:
                     a, c = o[x], o[y]
+                times = base == "truediv" and self.recip.get(y)
+                if times and "mul" + name[7:] in self.stencils:
+                    # by a power of two: times its reciprocal (Selection.recip); its own
+                    # stencil, not the one SIMPLE remembers for these types
+                    h = self.add("mul" + name[7:], A=a, B=times, C=o[r])
+                    self.deopt(h, b, i)
+                    if kr == "union":
+                        self.add("tag_or", TA=self.tag(x), TB=self.tag(y), TC=o[r] + 8)
+                    return
                 unchecked = _UNCHECKED.get(name)
                 if unchecked and x.range and y.range \
                         and within_i64(arith(op, x.range, y.range)):
