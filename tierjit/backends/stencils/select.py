@@ -66,7 +66,7 @@ class Selection(OpSelection, FusedSelection):
         self.pieces: list[tuple[str, dict]] = [("", {}), ("", {})]
         self.offset: dict[Value, int] = {}
         self.pow2: dict[Value, int] = {}       # int constants 2**k -> k
-        # float constants 2**k whose reciprocal is a normal float -> the reciprocal's slot:
+        # float constants 2**k dividing, whose reciprocal is a normal float -> its slot:
         # `x / c` is `x * (1 / c)`, bit for bit (both round the same real number), and a
         # multiplication takes a cycle where a division takes four or five
         self.recip: dict[Value, int] = {}
@@ -151,6 +151,16 @@ class Selection(OpSelection, FusedSelection):
         if self.ret_type is not None:
             types[id(self.ret_type)] = self.ret_type
         union = union or any_union(types)
+        if self.recip:
+            # the reciprocals of the powers of two that divide (a slot each): not of those
+            # that only multiply or add
+            divisors = {ins.args[1] for b in fn.blocks for ins in b.instrs
+                        if ins.op is _TRUEDIV}
+            for v, r in list(self.recip.items()):
+                if v in divisors:
+                    self.recip[v], at = self._words(_const_words(r, v.type), at)
+                else:
+                    del self.recip[v]
         if union:
             self.zero, self.one = at, at + 8         # union tags of known members
             self.consts += [0, 1]
@@ -199,7 +209,7 @@ class Selection(OpSelection, FusedSelection):
         self.offset[v], at = self._words(_const_words(value, v.type), at)
         if type(value) is float and abs(math.frexp(value)[0]) == 0.5 \
                 and 2.0 ** -1021 <= abs(value) <= 2.0 ** 1021:
-            self.recip[v], at = self._words(_const_words(1.0 / value, v.type), at)
+            self.recip[v] = 1.0 / value         # its slot once it is known to divide
         return at
 
     def _words(self, words: list[int], at: int) -> tuple[int, int]:
