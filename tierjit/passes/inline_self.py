@@ -1,12 +1,12 @@
-"""Inline a small recursive function into itself, one level, for the baseline tier.
+"""Inline a small recursive function into itself, two levels, for the baseline tier.
 
 Baseline code pays for a call in full (`call_self`: a frame made, arguments and constants
 copied, the running calls counted, the status checked: some 50 instructions), and a
 recursion such as fib's is little but calls. So each self-call of a small function without
 loops is replaced by a copy of the function's body: its entry block receives the call's
 arguments, and each of its returns jumps to the rest of the caller's block with the value
-returned. The copies' own self-calls stay calls (of the whole inlined function), so every
-call made does the work of one call and its inlined callees: fib runs a third as many calls.
+returned; the copies' self-calls get copies in turn, once. Their own self-calls stay calls
+(of the whole inlined function), so every call made does the work of up to seven of fib's.
 
 The result is one function, with the same operations in the same order, so its frame states
 need nothing new: a guard failing inside a copy resumes tier 0 of this function there, which
