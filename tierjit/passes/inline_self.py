@@ -30,12 +30,13 @@ from ..ir.ops import Op
 LEVELS = 2
 BUDGET = 160
 
-_CALL_JIT, _RETURN, _JUMP = Op.CALL_JIT, Op.RETURN, Op.JUMP
+_CALL_JIT, _RETURN, _JUMP, _GUARD_RANGE = Op.CALL_JIT, Op.RETURN, Op.JUMP, Op.GUARD_RANGE
 
 
 def inline_self_calls(fn: Function, callee: object, arg_types: tuple) -> Function:
     """fn (the specialisation of `callee` for `arg_types`) with its self-calls inlined, one
-    or two levels; fn itself when it is not small, has loops, or makes no such call."""
+    or two levels; fn itself when it is not small, has loops or speculative guards, or makes
+    no such call."""
     def is_self(ins: Instr) -> bool:
         return (ins.op is _CALL_JIT and ins.attr is callee and ins.result is not None
                 and tuple(a.type for a in ins.args) == arg_types)
@@ -54,9 +55,15 @@ def inline_self_calls(fn: Function, callee: object, arg_types: tuple) -> Functio
     types = {ins.result.type for ins in instrs if is_self(ins)}
     if any(len(r.args) != 1 for r in rets) or {r.args[0].type for r in rets} != types:
         return fn
-    if natural_loops(fn):
+    # not one with loops, nor with speculative guards (array dimensions below 2**30): the
+    # dispatcher learns from a failing one by its value's and block's ids, which a copy's
+    # guard does not have
+    if natural_loops(fn) or any(ins.op is _GUARD_RANGE for ins in instrs):
         return fn
     out = clone(fn)
+    ranges = {v.id: v.range for v in fn.values()}     # clone() leaves them to the passes
+    for v in out.values():
+        v.range = ranges[v.id]
     todo = [(b, 0) for b in out.blocks]
     while todo:
         b, depth = todo.pop()

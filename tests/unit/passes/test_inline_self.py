@@ -4,6 +4,8 @@ a guard failing in a copy resumes tier 0 inside it)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import tierjit
 from tierjit.ir.clone import clone
 from tierjit.ir.ops import Op
@@ -52,6 +54,21 @@ def looped(n):
     return s
 
 
+@tierjit.jit(tier="baseline")
+def depth_of(a, n):
+    if n <= 0:
+        return len(a)                # len(a) < 2**30: a dims speculation, a guard
+    return depth_of(a, n - 1) + 1
+
+
+@tierjit.jit(tier="interp")
+def masked(n):
+    m = n & 1023
+    if m < 2:
+        return m
+    return masked(m - 1) + (m * 3 + 5)
+
+
 def _calls(fn, d) -> int:
     return sum(ins.op is Op.CALL_JIT and ins.attr is d for b in fn.blocks for ins in b.instrs)
 
@@ -87,9 +104,24 @@ def test_floats_too():
 
 
 def test_left_alone():
-    for jitted, arg in ((mixed, 7), (looped, 5)):
-        fn, out, _d = _inlined(jitted, arg)
+    for jitted, args in ((mixed, (7,)), (looped, (5,)), (depth_of, (np.zeros(3), 2))):
+        fn, out, _d = _inlined(jitted, *args)
         assert out is fn, jitted
+
+
+def test_the_outer_body_keeps_its_value_ranges():
+    fn, out, _d = _inlined(masked, 5)
+    ranged = {v.id: v.range for v in fn.values()}
+    assert any(ranged.values())
+    assert all(v.range == ranged[v.id] for v in out.values() if v.id in ranged)
+
+
+def test_a_failing_speculation_in_a_recursion_is_learnt_from():
+    big = np.broadcast_to(np.zeros(1), (2**31,))      # a dimension past 2**30, no memory
+    with tierjit.config.override(background=False):
+        for _ in range(20):
+            assert depth_of(big, 1) == 2**31 + 1
+    assert "compiled without dims speculation" in tierjit.explain(depth_of)
 
 
 def _fib(n):
