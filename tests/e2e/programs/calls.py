@@ -280,6 +280,17 @@ PROGRAMS = [
                 return 100 // d
             return f(n - 1, d - 1) * 2 + n
         """, [(2, 2), (1, 1), (3, 10), (5, 3), (9, 2), (4, 4.0)]),
+    # a recursive core embedded twice in one module (by the bool specialisation, directly
+    # and inside the float one's code): its twins are renamed with it
+    program("call_recursion_changing_types", """
+        @jit
+        def f(n):
+            if n < 1:
+                return 1.0
+            if n % 2 == 1:
+                return f(n - 1) * 2.0
+            return f(n / 2) + f(n - 1.5)
+        """, each(True, 0, 1, 4, 9, 10.0, 7.5)),
     program("call_recursion_three_calls", """
         @jit
         def f(n):

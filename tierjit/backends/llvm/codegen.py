@@ -677,7 +677,9 @@ def compile_native(dispatcher, spec) -> NativeCode:
             from .recursion import unroll_recursion   # its regexes: self-recursive cores only
             core = unroll_recursion(core, f"{name}_core")
         mod.functions.insert(0, core)
-        cores = {f"{name}_core": core}
+        # one entry per function: a recursive core's twins and peel are functions of their
+        # own, which a caller embedding this core renames like the rest (calls.embed)
+        cores = dict(_defined(_split(core)))
         cores.update((n, f) for n, f in _defined(mod.functions[1:]))
         mod.functions.append(entry_function(gen, name))
         text = mod.text()
@@ -694,6 +696,12 @@ def compile_native(dispatcher, spec) -> NativeCode:
     return NativeCode(entry_addr, spec.core_cell.value, callable_, gen.fs.states,
                       cm.llvm_text, text, time.perf_counter() - t0, gen.keepalive,
                       f"{name}_core", cores, set(mod.decls), set(mod.helpers))
+
+
+def _split(text: str) -> list[str]:
+    """The function definitions in text, each its own string."""
+    parts = text.split("\ndefine ")
+    return parts[:1] + ["define " + p for p in parts[1:]]
 
 
 def _defined(functions: list[str]):
