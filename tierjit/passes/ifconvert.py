@@ -18,6 +18,7 @@ tier leaves the IR alone: LLVM makes the same select itself. Only ints: for a fl
 
 from __future__ import annotations
 
+from ..frontend.ssa import remove_unreachable
 from ..ir.nodes import Block, Edge, Function, Instr, Value
 from ..ir.ops import Op
 from ..types.lattice import BOOL, INT
@@ -58,16 +59,7 @@ def if_convert_increments(fn: Function) -> Function:
                          Instr(_JUMP, [], None, None, br.line, [Edge(j, args)])]
         changed = True
     if changed:
-        live = {fn.entry}
-        stack = [fn.entry]
-        while stack:
-            for s in stack.pop().successors:
-                if s not in live:
-                    live.add(s)
-                    stack.append(s)
-        fn.blocks[:] = [b for b in fn.blocks if b in live]
-        for i, b in enumerate(fn.blocks):
-            b.id = i                    # a block's id is its position (ir/verifier.py)
+        remove_unreachable(fn)          # T and F (and a block's id is its position)
     return fn
 
 

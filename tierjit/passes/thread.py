@@ -17,6 +17,7 @@ the baseline tier polls for signals, stays a back edge).
 
 from __future__ import annotations
 
+from ..frontend.ssa import remove_unreachable
 from ..ir.nodes import Block, Edge, Function, Instr, Value
 from ..ir.ops import Op
 from ..ir.verifier import dominators, predecessors
@@ -53,10 +54,7 @@ def thread_jumps(fn: Function) -> Function:
                         term.targets[k] = _edge(taken, mine, e.args[0])
                         changed = True
     if changed:
-        reachable = _reachable(fn)
-        fn.blocks[:] = [b for b in fn.blocks if b in reachable]
-        for i, b in enumerate(fn.blocks):
-            b.id = i                    # a block's id is its position (ir/verifier.py)
+        remove_unreachable(fn)          # J, once no edge comes in
     return fn
 
 
@@ -97,13 +95,3 @@ def _edge(e: Edge, mine: set[Value], v: Value) -> Edge:
     """J's edge e taken from another block, where J's parameter (and its truth) is v."""
     return Edge(e.block, [v if a in mine else a for a in e.args])
 
-
-def _reachable(fn: Function) -> set[Block]:
-    seen = {fn.entry}
-    stack = [fn.entry]
-    while stack:
-        for s in stack.pop().successors:
-            if s not in seen:
-                seen.add(s)
-                stack.append(s)
-    return seen
