@@ -48,7 +48,6 @@ def if_convert_increments(fn: Function) -> Function:
             continue
         op, n, m, j, k = inc
         cond = br.args[0]
-        cond.range = (0, 1)             # a bool's, so that the add may need no overflow guard
         m2 = fn.new_value(m.name)
         m2.type = INT
         if n.range is not None and m.range is not None:

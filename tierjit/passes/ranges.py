@@ -322,7 +322,7 @@ def _transfer(ins, shapes) -> tuple[int, int] | None:
             all(_is_int(a) for a in args):
         r = arith(op, _rng(args[0]), _rng(args[1]))
         return clamp(*r) if r is not None else I64
-    return I64
+    return (0, 1) if res.type.py is bool else I64       # a compare's, a truth's
 
 
 def speculations_at(fn: Function, block: int, index: int) -> frozenset:

@@ -430,7 +430,7 @@ class Selection(OpSelection, FusedSelection):
                     x, y = args
                     r = ins.result
                     rule = simple.get((op._value_, id(x.type), id(y.type), id(r.type)))
-                    if y in self.recip and op is _TRUEDIV:
+                    if op is _TRUEDIV and y in self.recip:
                         rule = None                 # by a power of two: a multiplication
                     # a float + or - may be the first of a fused pair (mul_add); rule[3] says
                     # so without the kind of its type, as does kind() the first time
