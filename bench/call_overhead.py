@@ -3,8 +3,9 @@
     python bench/call_overhead.py          (TIERJIT_BENCH_QUICK=1 for a short smoke run)
 
 Rows: a plain Python function, a tierjit entry object with a native slot (the LLVM-compiled
-vectorcall), the same entry on its forwarding slot (every call reaches a Python fallback),
-Numba's `@njit` dispatcher when Numba is importable, a builtin for scale, and the timeit loop
+vectorcall), the same entry on its forwarding slot (every call reaches a Python fallback), a
+cold call of a tier="auto" function (the shim's `__call__`, runtime/shim.py), an entry on its
+straight slot (calling the Python function from C, runtime/straight.py), Numba's `@njit` dispatcher when Numba is importable, a builtin for scale, and the timeit loop
 itself.  Each figure is the best of several timeit repeats, loop overhead included (subtract
 the last row for the net cost).
 """
@@ -84,6 +85,24 @@ def forwarding_entry() -> Callable:
     return entry.make_entry(py_kernel, py_kernel)
 
 
+def cold_shim() -> Callable:
+    """A tier="auto" function that stays cold: every call runs the shim's `__call__`."""
+    import tierjit
+
+    tierjit.config.hot_calls = tierjit.config.hot_seconds = None
+    return tierjit.jit(py_kernel)
+
+
+def straight_entry() -> Callable:
+    """The straight slot (runtime/straight.py) calling the Python function from C."""
+    from tierjit.runtime import entry
+
+    f = entry.make_entry(py_kernel, py_kernel)
+    assert entry.go_straight(f, py_kernel)
+    entry.set_straight(f, 2**62)
+    return f
+
+
 def numba_kernel() -> Callable | None:
     try:
         import numba
@@ -99,6 +118,8 @@ def main() -> int:
         ("plain Python function", lambda: py_kernel),
         ("tierjit entry, native slot", native_entry),
         ("tierjit entry, forwarding to Python", forwarding_entry),
+        ("tierjit cold call (the shim)", cold_shim),
+        ("tierjit entry, straight slot", straight_entry),
         ("numba @njit", numba_kernel),
         ("builtin (math.fabs)", lambda: math.fabs),
     ]

@@ -391,9 +391,15 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         return self.entry(*args, **kwargs)
 
     def _call_auto(self, *args, **kwargs):
-        """tier="auto", once hot: the entry's fallback for calls native code did not take
-        (the cold phase is handled by the shim itself, one Python frame shallower)."""
+        """tier="auto": the entry's fallback for calls native code did not take, once hot
+        (the cold phase is handled by the shim itself, one Python frame shallower), and
+        for the calls the straight slot passes on (runtime.straight)."""
         self.calls += 1
+        if self.straight:                        # runtime.straight: calls made from C
+            from .straight import target
+            f = target(self, args, kwargs)
+            if f is not None:
+                return f(*args, **kwargs)
         if self.cold:
             self.became_hot(None, None)
         if self.bypass:
@@ -416,6 +422,11 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
     def _call_now(self, *args, **kwargs):
         """tier="interp" / "opt": build the call's specialisation now and run it."""
         self.calls += 1
+        if self.straight:                        # runtime.straight: calls made from C
+            from .straight import target
+            f = target(self, args, kwargs)
+            if f is not None:
+                return f(*args, **kwargs)
         bound = self._positional(args, kwargs)
         if bound is None:
             return self.py_func(*args, **kwargs)
@@ -425,6 +436,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             return spec.native.entry_callable(*bound)
         if spec.tier0 is not None:
             return spec.tier0(*bound)
+        if self._ir_error is not None and self.straight is None:
+            self.go_straight()                   # nothing compiles: CPython's recursion depth
         return self.py_func(*bound)
 
     def became_hot(self, args: tuple | None, kwargs: dict | None) -> None:

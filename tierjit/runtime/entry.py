@@ -16,8 +16,13 @@ Instance layout (64-bit; H = sizeof(PyObject) = 16 in release builds)::
         vectorcallfunc slot;          //  H + 0   SLOT_OFFSET: what CPython calls
         PyObject *dispatcher;         //  H + 8   DISPATCHER_OFFSET: strong ref
         PyObject *fallback;           //  H + 16  FALLBACK_OFFSET: strong ref, any callable
-        PyObject *weakreflist;        //  H + 24  WEAKLIST_OFFSET: owned by CPython's weakrefs
-    };                                //  H + 32  BASICSIZE
+        PyObject *target;             //  H + 24  TARGET_OFFSET: strong ref or NULL
+        Py_ssize_t straight;          //  H + 32  STRAIGHT_OFFSET: calls left for target
+        PyObject *weakreflist;        //  H + 40  WEAKLIST_OFFSET: owned by CPython's weakrefs
+    };                                //  H + 48  BASICSIZE
+
+`target` and `straight` serve the straight slot (runtime/straight.py), which calls `target`
+while `straight` is positive, counting down, and then the fallback.
 
 Invariants native code may rely on:
 - `dispatcher` and `fallback` are never NULL once the object exists and never change while it
@@ -42,7 +47,7 @@ entry binds like a Python function (tp_descr_get, plus Py_TPFLAGS_METHOD_DESCRIP
 from __future__ import annotations
 
 import sys
-import threading
+from _thread import allocate_lock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:                       # pragma: no cover - typing only
@@ -59,8 +64,10 @@ _HEAD = object.__basicsize__  # sizeof(PyObject); checked against capi.object_la
 SLOT_OFFSET = _HEAD
 DISPATCHER_OFFSET = _HEAD + 8
 FALLBACK_OFFSET = _HEAD + 16
-WEAKLIST_OFFSET = _HEAD + 24
-BASICSIZE = _HEAD + 32
+TARGET_OFFSET = _HEAD + 24
+STRAIGHT_OFFSET = _HEAD + 32
+WEAKLIST_OFFSET = _HEAD + 40
+BASICSIZE = _HEAD + 48
 
 TYPE_NAME = "tierjit.Function"
 
@@ -77,17 +84,18 @@ _TPFLAGS_DEFAULT = 1 << 18  # Py_TPFLAGS_HAVE_VERSION_TAG
 class _Runtime:
     """The entry type plus the addresses of its compiled slot functions (one per process)."""
 
-    __slots__ = ("clear", "forward", "type", "upgrade")
+    __slots__ = ("clear", "forward", "straight", "type", "upgrade")
 
-    def __init__(self, tp: type, forward: int, clear: int, upgrade: int) -> None:
+    def __init__(self, tp: type, forward: int, straight: int, clear: int, upgrade: int) -> None:
         self.type = tp
         self.forward = forward
+        self.straight = straight
         self.clear = clear  # exposed for tests that exercise tp_clear directly
         self.upgrade = upgrade  # runtime/shim.py: a shim becomes an entry in place
 
 
 _runtime: _Runtime | None = None
-_runtime_lock = threading.Lock()
+_runtime_lock = allocate_lock()
 
 
 def _get_runtime() -> _Runtime:
@@ -110,7 +118,7 @@ def _build_runtime() -> _Runtime:
         raise capi.LayoutError("sizeof(PyObject) changed after import")
     address = emit.entry_type_slots(library.load(), {
         "A": SLOT_OFFSET, "B": DISPATCHER_OFFSET, "C": FALLBACK_OFFSET, "D": WEAKLIST_OFFSET,
-        "E": lay.ob_type, "TA": lay.ob_size, "TB": lay.tuple_ob_item,
+        "E": lay.ob_type, "F": TARGET_OFFSET, "G": STRAIGHT_OFFSET, "TA": lay.ob_size, "TB": lay.tuple_ob_item,
         "TC": lay.tuple_ob_item + lay.pointer_size})
 
     class PyTypeSlot(ctypes.Structure):
@@ -164,7 +172,8 @@ def _build_runtime() -> _Runtime:
     tp = from_spec(ctypes.byref(spec))
     _install_python_level(tp)
     _freeze(tp)
-    return _Runtime(tp, address["forward"], address["clear"], address["upgrade"])
+    return _Runtime(tp, address["forward"], address["straight"], address["clear"],
+                    address["upgrade"])
 
 
 def _install_python_level(tp: type) -> None:
@@ -256,8 +265,8 @@ def get_slot(obj: object) -> int:
 # its type in place (see runtime/shim.py's module docstring).
 
 _upgrade_fn: Any = None
-_upgrade_lock = threading.Lock()
-_install_lock = threading.Lock()   # one upgrade or slot store at a time
+_upgrade_lock = allocate_lock()
+_install_lock = allocate_lock()   # one upgrade or slot store at a time
 
 
 def _upgrader() -> Any:
@@ -283,8 +292,10 @@ def _check_live_layout() -> None:
 
     from . import capi, shim
     if not shim.LAYOUT_OK or (shim.SLOT_OFFSET, shim.DISPATCHER_OFFSET, shim.FALLBACK_OFFSET,
-                              shim.WEAKLIST_OFFSET, shim.BASICSIZE) != (
-            SLOT_OFFSET, DISPATCHER_OFFSET, FALLBACK_OFFSET, WEAKLIST_OFFSET, BASICSIZE):
+                              shim.TARGET_OFFSET, shim.STRAIGHT_OFFSET, shim.WEAKLIST_OFFSET,
+                              shim.BASICSIZE) != (
+            SLOT_OFFSET, DISPATCHER_OFFSET, FALLBACK_OFFSET, TARGET_OFFSET, STRAIGHT_OFFSET,
+            WEAKLIST_OFFSET, BASICSIZE):
         raise capi.LayoutError("the Shim class does not have the entry's layout")
     d, f = object(), object()
     s = shim.make_shim(d, f)
@@ -316,6 +327,63 @@ def install(obj: Any, address: int) -> bool:
             set_slot(obj, address)
             return True
     return False
+
+
+def go_straight(obj: Any, target: Any) -> bool:
+    """Make the slot of `obj` the straight slot, calling `target` (runtime/straight.py)
+    while calls are left: none yet (set_straight gives them). A shim becomes an entry; an
+    entry must have the generic slot (or this one). False when `obj` has native code or
+    another target."""
+    import ctypes
+
+    from .shim import Shim
+    runtime = _get_runtime()
+    fn = _upgrader() if type(obj) is Shim else None    # may compile: before taking the lock
+    with _install_lock:
+        cell = ctypes.c_void_p.from_address(id(obj) + TARGET_OFFSET)
+        if type(obj) is Shim and fn is not None:
+            fn(obj, runtime.type, runtime.straight)    # no calls left: the fallback's
+        elif not is_entry(obj) or get_slot(obj) not in (runtime.forward, runtime.straight) \
+                or cell.value not in (None, id(target)):
+            return False
+        if cell.value is None:
+            # a strong reference, dropped by the entry's dealloc and tp_clear; set once
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(target))
+            cell.value = id(target)
+        set_slot(obj, runtime.straight)
+    return True
+
+
+def is_straight(obj: Any) -> bool:
+    """Is the straight slot installed in `obj`?"""
+    return is_entry(obj) and get_slot(obj) == _get_runtime().straight
+
+
+def set_straight(obj: Any, n: int) -> None:
+    """Let the straight slot of `obj` make the next n calls (an entry with a target)."""
+    import ctypes
+    if not is_entry(obj):
+        raise TypeError(f"set_straight needs a {TYPE_NAME} object, got {type(obj).__name__}")
+    if n > 0 and not ctypes.c_void_p.from_address(id(obj) + TARGET_OFFSET).value:
+        raise ValueError("set_straight: the entry has no target (see go_straight)")
+    ctypes.c_ssize_t.from_address(id(obj) + STRAIGHT_OFFSET).value = n
+
+
+def straight_left(obj: Any) -> int:
+    """The calls the straight slot of `obj` (an entry) has left."""
+    import ctypes
+    return ctypes.c_ssize_t.from_address(id(obj) + STRAIGHT_OFFSET).value
+
+
+def take_straight(obj: Any) -> int:
+    """The calls the straight slot of `obj` has left, which are taken away."""
+    import ctypes
+    if not is_entry(obj):
+        return 0
+    cell = ctypes.c_ssize_t.from_address(id(obj) + STRAIGHT_OFFSET)
+    left = cell.value
+    cell.value = 0
+    return left
 
 
 def uninstall(obj: Any) -> None:

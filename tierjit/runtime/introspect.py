@@ -139,6 +139,7 @@ class Introspection:
         return ""
 
     def _explain_heat(self) -> str:
+        self.settle()
         if self.loops is False:          # its cold calls are counted, not timed (runtime.shim)
             rule = _hot_rule(timed=False)
             if not self.cold:
@@ -168,6 +169,7 @@ class Introspection:
     def counters(self) -> "dict[str, Any]":
         """Per-function counters, as `tierjit.stats()` reports them."""
         specs = self.versions()
+        self.settle()
         return {
             "tier": self.tier,
             "calls": self.calls,

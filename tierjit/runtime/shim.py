@@ -4,9 +4,9 @@ one for its dispatcher.
 A native entry (runtime.entry) needs its type's slot functions in code memory (copied from the
 stencil library, which may first have to be built with LLVM), a cost a program that never gets
 hot must not pay. So `@jit` returns a `Shim`, an instance of an ordinary Python class whose
-memory layout *is* the entry's — same basic size, the same three pointer fields at the same
-offsets, the weakref list in the same place, both garbage-collected — and whose `__call__`
-runs the cold phase and otherwise forwards to the fallback, like the entry's generic slot does.
+memory layout *is* the entry's — same basic size, the same fields at the same offsets, the
+weakref list in the same place, both garbage-collected — and whose `__call__` runs the cold
+phase and otherwise forwards to the fallback, like the entry's generic slot does.
 
 When a function's first native code is installed (runtime.entry.install), its shim becomes an
 entry in place: one small C function (made with the entry type's slots,
@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 # runtime.entry._check_live_layout compares the two before the first upgrade.
 _HEAD = object.__basicsize__
 SLOT_OFFSET, DISPATCHER_OFFSET, FALLBACK_OFFSET = _HEAD, _HEAD + 8, _HEAD + 16
-WEAKLIST_OFFSET, BASICSIZE = _HEAD + 24, _HEAD + 32
+TARGET_OFFSET, STRAIGHT_OFFSET = _HEAD + 24, _HEAD + 32
+WEAKLIST_OFFSET, BASICSIZE = _HEAD + 40, _HEAD + 48
 
 
 class Shim:
@@ -65,9 +66,10 @@ class Shim:
     """
 
     # Sorted by CPython (type_new sorts __slots__), so the field order is the entry's:
-    # slot at SLOT_OFFSET, then dispatcher, then fallback; __weakref__ comes after them.
+    # slot at SLOT_OFFSET, then dispatcher, fallback, target and the straight count (NULL in
+    # a shim: only an entry sets them); __weakref__ comes after them.
     __slots__ = ("__tierjit_aslot__", "__tierjit_dispatcher__", "__tierjit_fallback__",
-                 "__weakref__")
+                 "__tierjit_target__", "__tierjit_tstraight__", "__weakref__")
 
     def __call__(self, /, *args: "Any", **kwargs: "Any") -> "Any":
         # The cold phase, inlined here so that a cold call costs one Python frame besides the
@@ -75,22 +77,14 @@ class Shim:
         d = self.__tierjit_dispatcher__
         if d.cold:
             n = d.calls = d.calls + 1
-            if n <= _config._calls_at and d.cold_seconds < _config._seconds_at:
-                if d.loops is None:
-                    d.find_loops()
-                if not d.loops:
-                    # No loops: hot by count alone, so no clock (see ColdDispatcher.loops), and
-                    # the value profile samples calls 16, 32, 64, ... and the last ones
-                    # before that count: an argument that changes only every few hundred
-                    # calls (the outer index of a loop nest calling the function) is seen to
-                    # change. (Not the first calls: a function called a few times pays
-                    # nothing.)
-                    if (n > _config._observe_at or n >= 16 and not n & (n - 1)) \
-                            and d.profile is not False and not kwargs:
-                        d.observe(args)
-                    return d.py_func(*args, **kwargs)
-                # a function with loops runs counting tier 0 (runtime.osr), decided before the
-                # clock starts: lowering it is not a cost of the call
+            if n > _config._calls_at or d.cold_seconds >= _config._seconds_at:
+                d.calls = n - 1                # the fallback counts this call again
+                return self.__tierjit_fallback__(*args, **kwargs)
+            if d.loops is None:
+                d.find_loops()
+            if d.loops:
+                # a function with loops runs counting tier 0 (runtime.osr), decided before
+                # the clock starts: lowering it is not a cost of the call
                 f = d.cold_target(args, kwargs)
                 if n > 8 and n & 7:            # after 8 timed calls, time one call in 8
                     return f(*args, **kwargs)
@@ -106,12 +100,30 @@ class Shim:
                         d.longest_cold = t     # a long call is what OSR is for
                     if d.cold_seconds >= _config._seconds_at:
                         d.became_hot(args, kwargs)
-            d.calls = n - 1                    # the fallback counts this call again
+            # No loops: hot by count alone, so no clock (see ColdDispatcher.loops), and the
+            # value profile samples calls 16, 32, 64, ... and the last ones before that count:
+            # an argument that changes only every few hundred calls (the outer index of a
+            # loop nest calling the function) is seen to change. (Not the first calls: a
+            # function called a few times pays nothing.)
+            if (n > _config._observe_at or n >= 16 and not n & (n - 1)) \
+                    and d.profile is not False and not kwargs:
+                d.observe(args)
         elif d.bypass:
             d.calls += 1
-            f = d.py_func if d.counting is False else d.cold_target(args, kwargs)
-            return f(*args, **kwargs)
-        return self.__tierjit_fallback__(*args, **kwargs)
+            if d.counting is not False:
+                return d.cold_target(args, kwargs)(*args, **kwargs)
+        else:
+            return self.__tierjit_fallback__(*args, **kwargs)
+        # A cold or bypassed call of a function without loops. Nested in its own calls (a
+        # recursion), the function goes straight (runtime.straight): its deeper calls skip
+        # this frame, which costs CPython's recursion limit two levels.
+        if d.nested >= _NESTED and d.straight is None:
+            d.go_straight()
+        d.nested += 1
+        try:
+            return d.py_func(*args, **kwargs)
+        finally:
+            d.nested -= 1
 
     def __get__(self, obj: object, objtype: "type | None" = None) -> "Any":
         return self if obj is None else MethodType(self, obj)
@@ -271,6 +283,23 @@ class ColdDispatcher:
         # in every sampled call, else VARIES; False once nothing is constant.
         self.profile: Any = None if tier == "auto" else False
         self.observed = 0
+        # Straight calls (runtime.straight): cold or bypassed calls of the function running
+        # now (Shim.__call__), nested in each other; whether the entry's slot calls py_func
+        # straight (None: not tried yet); the calls the slot was last given.
+        self.nested = 0
+        self.straight: bool | None = None
+        self.armed = 0
+
+    def go_straight(self) -> None:
+        """Call py_func from the entry's C slot from now on (runtime.straight)."""
+        from .straight import begin
+        begin(self)
+
+    def settle(self) -> None:
+        """Count in `calls` the calls made straight so far (runtime.straight)."""
+        if self.straight:
+            from .straight import settle
+            settle(self)
 
     def materialise(self) -> "Dispatcher":
         """The whole Dispatcher: this very object, made one first if it is not yet."""
@@ -387,6 +416,7 @@ class ColdDispatcher:
 
 
 _materialise_lock = allocate_lock()
+_NESTED = 8             # runtime.straight.NESTED, restated: the cold phase does not import it
 
 
 def _unchanged(fn: "Callable", free: dict) -> bool:

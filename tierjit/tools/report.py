@@ -60,6 +60,7 @@ def collect(sampler: Sampler | None = None) -> tuple[list[Row], Row]:
                 times[fn][tier] = times[fn].get(tier, 0.0) + seconds
     rows = []
     for d in dispatchers():
+        d.settle()
         name = d.__qualname__
         row = Row(name if d.__module__ == "__main__" else f"{d.__module__}.{name}",
                   calls=d.calls, compiles=dict(compiles.get(name, {})),

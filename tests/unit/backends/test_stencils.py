@@ -78,6 +78,15 @@ def _key():
     return library.cache_key()
 
 
+def test_load_without_building_does_not_wait_for_a_build(monkeypatch):
+    # another thread building the library holds its lock for seconds: a thread that may not
+    # build it does not wait for it either
+    monkeypatch.setattr(library, "_library", None)
+    with library._lock:
+        assert library.load(build=False) is None
+    assert library.load(build=False) is not None       # cached by the earlier tests' loads
+
+
 def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):
     monkeypatch.setenv("TIERJIT_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(library, "_library", None)

@@ -83,6 +83,7 @@ def test_layout_constants() -> None:
     head = capi.object_layout().head_size
     assert entry.SLOT_OFFSET == head
     assert (entry.DISPATCHER_OFFSET, entry.FALLBACK_OFFSET) == (head + 8, head + 16)
+    assert (entry.TARGET_OFFSET, entry.STRAIGHT_OFFSET) == (head + 24, head + 32)
     tp = entry.entry_type()
     assert tp.__basicsize__ == entry.BASICSIZE
     assert tp.__weakrefoffset__ == entry.WEAKLIST_OFFSET
@@ -268,6 +269,63 @@ def test_constructor_and_slot_validation() -> None:
     with pytest.raises(ValueError):
         set_slot(f, 0)
     assert entry.is_entry(f) and not entry.is_entry(print)
+
+
+# -- the straight slot (runtime/straight.py) -----------------------------------------------------
+
+def test_straight_slot_calls_the_target_while_calls_are_left() -> None:
+    d = Dispatcher()
+    f = make_entry(d, d.call)
+    made = []
+
+    def target(*args, **kwargs):
+        made.append((args, kwargs))
+        return "target"
+
+    assert entry.go_straight(f, target) and entry.is_straight(f)
+    assert f(1) == ("slow", (1,), {})                # no calls given yet: the fallback
+    entry.set_straight(f, 3)
+    assert [f(1), f(2, k=3), f(*[4], **{"k": 5})] == ["target"] * 3   # noqa: PIE804 - tp_call
+    assert made == [((1,), {}), ((2,), {"k": 3}), ((4,), {"k": 5})]
+    assert entry.straight_left(f) == 0
+    assert f(6) == ("slow", (6,), {}) and d.calls == 2
+    entry.set_straight(f, 5)
+    f(7)
+    assert entry.take_straight(f) == 4 and entry.straight_left(f) == 0
+    # once set, the target is the entry's for good: another, or native code, is refused
+    assert entry.go_straight(f, target) and not entry.go_straight(f, print)
+
+
+def test_straight_slot_refuses_native_code_and_needs_a_target(kernel: int) -> None:
+    f = make_entry(Dispatcher(), lambda x: -1.0)
+    with pytest.raises(ValueError, match="no target"):
+        entry.set_straight(f, 1)
+    set_slot(f, kernel)
+    assert not entry.go_straight(f, print) and get_slot(f) == kernel
+    with pytest.raises(TypeError):
+        entry.set_straight(print, 1)
+
+
+def test_straight_target_reference_is_dropped() -> None:
+    def target(x):
+        return x
+
+    before = sys.getrefcount(target)
+    d = Dispatcher()
+    f = make_entry(d, d.call)
+    assert entry.go_straight(f, target)
+    assert sys.getrefcount(target) == before + 1
+    del f
+    assert sys.getrefcount(target) == before
+    # tp_clear drops it and takes the calls away: a later call reaches the (None) fallback
+    f = make_entry(d, d.call)
+    entry.go_straight(f, target)
+    entry.set_straight(f, 10)
+    tp_clear = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object)(entry._get_runtime().clear)
+    assert tp_clear(f) == 0
+    assert sys.getrefcount(target) == before and entry.straight_left(f) == 0
+    with pytest.raises(TypeError):
+        f(1)
 
 
 def test_threads_calling_while_the_slot_is_swapped(kernel: int) -> None:

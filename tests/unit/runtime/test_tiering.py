@@ -124,36 +124,6 @@ def test_cold_exceptions_are_cpythons():
         f()
 
 
-def _deep(n):
-    return 0 if n == 0 else 1 + _deep(n - 1)
-
-
-def _max_depth(f) -> int:
-    lo, hi = 1, sys.getrecursionlimit()
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        try:
-            f(mid)
-            lo = mid
-        except RecursionError:
-            hi = mid - 1
-    return lo
-
-
-def test_cold_recursion_depth():
-    """A cold call costs CPython's tp_call, the shim's frame and the function's: a third of
-    CPython's recursion depth (native code costs no Python frames; see docs/tiering.md)."""
-    global _deep
-    plain = _deep
-    cpython = _max_depth(plain)
-    _deep = tierjit.jit(plain)
-    try:
-        with tierjit.config.override(hot_calls=None, hot_seconds=None):
-            assert _max_depth(_deep) >= cpython // 3 - 2
-    finally:
-        _deep = plain
-
-
 def test_hot_by_calls_compiles_in_the_background_and_switches_the_slot():
     # the same argument every call: without value specialisation, the generic version
     with tierjit.config.override(hot_calls=5, hot_seconds=None, background=True,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import mmap
-import threading
+from _thread import allocate_lock
 
 PROT_NONE, PROT_READ, PROT_WRITE, PROT_EXEC = 0, 1, 2, 4
 MAP_PRIVATE, MAP_ANONYMOUS, MAP_NORESERVE = 0x02, 0x20, 0x4000
@@ -76,7 +76,7 @@ class Arena:
         self.ready = 0          # [top, ready) is read+write, not yet handed out
         self.pool: dict[int, list[int]] = {}     # page count -> free region addresses
         self.pending: list[tuple[int, int]] = []  # freed while baseline code was running
-        self.lock = threading.Lock()
+        self.lock = allocate_lock()
         # two words: the baseline calls in progress (one i64 the core prologue and call_self
         # increment and decrement), then call_self's countdown to its next signal poll
         self._words = (ctypes.c_int64 * 2)()
@@ -121,7 +121,7 @@ class Arena:
 
 
 _arena: Arena | None = None
-_arena_lock = threading.Lock()
+_arena_lock = allocate_lock()
 
 
 def arena() -> Arena:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from dataclasses import dataclass
 
 from ...runtime.config import config
 from .. import gil
@@ -53,15 +52,16 @@ class EmitError(RuntimeError):
     pass
 
 
-@dataclass(eq=False, repr=False)
 class Emitted:
     """What emit() made: its sealed region and where each piece and the data start (the
     output of a linker run)."""
 
-    region: codemem.Region
-    starts: list[int]          # address of every piece
-    data_address: int
-    code_size: int
+    def __init__(self, region: codemem.Region, starts: list[int], data_address: int,
+                 code_size: int) -> None:
+        self.region = region
+        self.starts = starts       # address of every piece
+        self.data_address = data_address
+        self.code_size = code_size
 
 
 def c_address(name: str) -> int:
@@ -255,18 +255,19 @@ def _stub_packer(stub: Patch, m: int) -> tuple[struct.Struct, list]:
     return got
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Patch:
     """A stencil as the emitter copies it (whole, or without its final jump): its bytes, its
     holes as (offset, pack_into, target, addend) and the C functions it calls. Built once per
     library (analogue: a linker's precomputed relocation table)."""
 
-    code: bytes
-    size: int
-    slots: tuple[tuple[int, object, str, int], ...]    # frame offsets: always an int given
-    holes: tuple[tuple[int, object, str, int], ...]    # the others
-    calls: tuple[str, ...]
-    tail_target: str | None
+    __slots__ = ("calls", "code", "holes", "size", "slots", "tail_target")
+
+    def __init__(self, code: bytes, size: int, slots: tuple, holes: tuple,
+                 calls: tuple[str, ...], tail_target: str | None) -> None:
+        self.code, self.size = code, size
+        self.slots = slots         # (offset, pack_into, target, addend): frame offsets
+        self.holes = holes         # the others
+        self.calls, self.tail_target = calls, tail_target
 
 
 _KINDS = {R_X86_64_PC32: _PC, R_X86_64_PLT32: _PC, R_X86_64_32S: _ABS32S,
@@ -353,12 +354,13 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     return ext
 
 
-_ENTRY_TYPE_SLOTS = ("forward", "new", "dealloc", "traverse", "clear", "descr_get", "upgrade")
+_ENTRY_TYPE_SLOTS = ("forward", "straight", "new", "dealloc", "traverse", "clear", "descr_get",
+                     "upgrade")
 
 
 def entry_type_slots(lib: Library, offsets: dict[str, int]) -> dict[str, int]:
     """The native entry type's C slots and the shim upgrade (shared_ir.ENTRY_TYPE), copied
-    and patched into the arena: name -> address. `offsets` fills the field-offset holes (A ... TC). Called
+    and patched into the arena: name -> address. `offsets` fills the field-offset holes (A ... G, TA ... TC). Called
     once per process (runtime/entry.py); no LLVM runs."""
     message = ctypes.create_string_buffer(
         b"tierjit.Function() takes exactly 2 arguments (dispatcher, fallback)")

@@ -31,10 +31,9 @@ import marshal
 import os
 import struct
 import sys
-import threading
 import zlib
+from _thread import allocate_lock
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 from .. import gil
 from . import shared_ir, templates
@@ -47,7 +46,7 @@ except ImportError:  # pragma: no cover - an interpreter built without it
     from hashlib import sha256
 
 MAGIC = b"TJSTENC5"
-_lock = threading.Lock()
+_lock = allocate_lock()
 _library: Library | None = None
 
 
@@ -107,14 +106,19 @@ class Stencil(_Record):
         self.hole_names = frozenset(h.target for h in holes)
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Library:
-    """Every stencil and the constant data they share: analogous to one object file."""
+    """Every stencil and the constant data they share: analogous to one object file.
+    (Classes here are written out, not dataclasses: importing dataclasses costs ~25 ms, and
+    the native entry type's start-up, runtime/entry.py, imports this module.)"""
 
-    stencils: Mapping[str, Stencil]
-    data: bytes                 # the object's read-only constants, shared by every stencil
-    key: dict
-    source: str                 # "cache" or "built"
+    __slots__ = ("data", "key", "source", "stencils")
+
+    def __init__(self, stencils: Mapping[str, Stencil], data: bytes, key: dict,
+                 source: str) -> None:
+        self.stencils = stencils
+        self.data = data            # the object's read-only constants, shared by every stencil
+        self.key = key
+        self.source = source        # "cache" or "built"
 
 
 class CachedStencils(Mapping):
@@ -352,30 +356,40 @@ def deserialise(body: bytes, key: dict) -> Library:
 def load(rebuild: bool = False, build: bool = True) -> Library | None:
     """The library for this process: from the cache when it is valid, else built (and
     cached). Built once per process. `build=False`: None instead of building it (LLVM takes
-    seconds: a program's own thread does not wait for that)."""
-    global _library
+    seconds: a program's own thread does not wait for that, nor for another thread building
+    it)."""
     lib = _library
     if lib is not None and not rebuild:
         return lib                   # every compile asks: no lock once it is loaded
-    with _lock:
-        if _library is not None and not rebuild:
-            return _library
-        key = cache_key()
-        path = cache_path(key)
-        body = None if rebuild else read_cache(path, key)
-        lib = None
-        if body is not None:
-            try:
-                lib = deserialise(body, key)
-            except (ValueError, TypeError, EOFError):
-                lib = None           # corrupt in a way the digest did not catch: rebuild
-        if lib is None:
-            if not build:
-                return None
-            lib = parse(build_object(module_text()), key, "built")
-            try:
-                write_cache(path, key, serialise(lib))
-            except OSError:
-                pass                 # a read-only home: the library still works
-        _library = lib
-        return lib
+    if not _lock.acquire(build):
+        return None
+    try:
+        return _load(rebuild, build)
+    finally:
+        _lock.release()
+
+
+def _load(rebuild: bool, build: bool) -> Library | None:
+    """load's work, under the lock."""
+    global _library
+    if _library is not None and not rebuild:
+        return _library
+    key = cache_key()
+    path = cache_path(key)
+    body = None if rebuild else read_cache(path, key)
+    lib = None
+    if body is not None:
+        try:
+            lib = deserialise(body, key)
+        except (ValueError, TypeError, EOFError):
+            lib = None           # corrupt in a way the digest did not catch: rebuild
+    if lib is None:
+        if not build:
+            return None
+        lib = parse(build_object(module_text()), key, "built")
+        try:
+            write_cache(path, key, serialise(lib))
+        except OSError:
+            pass                 # a read-only home: the library still works
+    _library = lib
+    return lib

@@ -437,7 +437,8 @@ fallback:
 # The C slots of the native entry type (runtime/entry.py: tierjit.Function), and the
 # function that turns a shim into an entry in place (runtime/shim.py), made once per
 # process from the library like the routines above, so that the type exists without LLVM.
-# Holes: the entry's field offsets A (slot), B (dispatcher), C (fallback), D (weakref list);
+# Holes: the entry's field offsets A (slot), B (dispatcher), C (fallback), D (weakref list),
+# F (target) and G (straight calls left);
 # PyObject's ob_type E, a tuple's ob_size TA and its items TB, TC; the forwarder's address K,
 # None K2, &PyExc_TypeError K3 and tp_new's error message K4 (a C string). Py_IncRef and
 # Py_DecRef (not inline refcount arithmetic) keep this correct on 3.12+, where None is
@@ -450,6 +451,30 @@ define ptr @st_type_forward(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) #0 
   %f = load ptr, ptr %pf, align 8
   %r = tail call ptr @PyObject_Vectorcall(ptr %f, ptr %args, i64 %nargsf, ptr %kwnames)
   ret ptr %r
+}
+
+; The straight slot (runtime/straight.py): while calls are left, self->target(*args,
+; **kwnames) with one Python frame fewer than the fallback would take; then the fallback.
+; Borrowing target is safe: it is set once, before any calls are left, and only tp_clear
+; (which first takes the calls away) drops it.
+define ptr @st_type_straight(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) #0 {
+entry:
+  %pc = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @G to i64)
+  %c = load i64, ptr %pc, align 8
+  %left = icmp sgt i64 %c, 0
+  br i1 %left, label %straight, label %fallback
+straight:
+  %c1 = sub i64 %c, 1
+  store i64 %c1, ptr %pc, align 8
+  %pt = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @F to i64)
+  %t = load ptr, ptr %pt, align 8
+  %r = tail call ptr @PyObject_Vectorcall(ptr %t, ptr %args, i64 %nargsf, ptr %kwnames)
+  ret ptr %r
+fallback:
+  %pf = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @C to i64)
+  %f = load ptr, ptr %pf, align 8
+  %r2 = tail call ptr @PyObject_Vectorcall(ptr %f, ptr %args, i64 %nargsf, ptr %kwnames)
+  ret ptr %r2
 }
 
 ; tp_new(type, (dispatcher, fallback), kwds): the only way instances come to exist.
@@ -517,8 +542,12 @@ fields:
   %pf = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @C to i64)
   %f = load ptr, ptr %pf, align 8
   store ptr null, ptr %pf, align 8
+  %ptg = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @F to i64)
+  %tg = load ptr, ptr %ptg, align 8
+  store ptr null, ptr %ptg, align 8
   call void @Py_DecRef(ptr %d)
   call void @Py_DecRef(ptr %f)
+  call void @Py_DecRef(ptr %tg)
   call void @PyObject_GC_Del(ptr %self)
   call void @Py_DecRef(ptr %type)
   ret void
@@ -539,18 +568,27 @@ fb:
   %pf = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @C to i64)
   %f = load ptr, ptr %pf, align 8
   %fnull = icmp eq ptr %f, null
-  br i1 %fnull, label %ty, label %visit_f
+  br i1 %fnull, label %tg, label %visit_f
 visit_f:
   %rf = call i32 %visit(ptr %f, ptr %arg)
   %stopf = icmp ne i32 %rf, 0
-  br i1 %stopf, label %stop, label %ty
+  br i1 %stopf, label %stop, label %tg
+tg:
+  %ptg = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @F to i64)
+  %g = load ptr, ptr %ptg, align 8
+  %gnull = icmp eq ptr %g, null
+  br i1 %gnull, label %ty, label %visit_g
+visit_g:
+  %rg = call i32 %visit(ptr %g, ptr %arg)
+  %stopg = icmp ne i32 %rg, 0
+  br i1 %stopg, label %stop, label %ty
 ty:
   %pt = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @E to i64)
   %t = load ptr, ptr %pt, align 8
   %rt = call i32 %visit(ptr %t, ptr %arg)
   ret i32 %rt
 stop:
-  %r = phi i32 [ %rd, %visit_d ], [ %rf, %visit_f ]
+  %r = phi i32 [ %rd, %visit_d ], [ %rf, %visit_f ], [ %rg, %visit_g ]
   ret i32 %r
 }
 
@@ -561,6 +599,11 @@ entry:
   %ps = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @A to i64)
   %fwd = call ptr asm "movabsq $$K, $0", "=r"()
   store ptr %fwd, ptr %ps, align 8
+  %pc = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @G to i64)
+  store i64 0, ptr %pc, align 8
+  %ptg = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @F to i64)
+  %tg = load ptr, ptr %ptg, align 8
+  store ptr null, ptr %ptg, align 8
   call void @Py_IncRef(ptr %none)
   call void @Py_IncRef(ptr %none)
   %pd = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @B to i64)
@@ -571,6 +614,7 @@ entry:
   store ptr %none, ptr %pf, align 8
   call void @Py_DecRef(ptr %d)
   call void @Py_DecRef(ptr %f)
+  call void @Py_DecRef(ptr %tg)
   ret i32 0
 }
 

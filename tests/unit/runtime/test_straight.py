@@ -1,0 +1,140 @@
+"""Straight calls (runtime/straight.py): a recursion that CPython runs runs as deep under
+every tier while the function has no native code, and the cold phase still counts, samples
+and tiers up as the shim does."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import pytest
+
+import tierjit
+from tierjit.runtime import compiler, entry, shim, straight
+from tierjit.runtime.dispatch import dispatcher_of
+
+# How far below CPython's recursion depth a straight recursion may end: the NESTED cold
+# levels before it goes straight cost three levels each, and each call the dispatcher sees
+# (the value profile's samples) one more.
+SLACK = 2 * straight.NESTED + 8
+
+
+def _max_depth(f) -> int:
+    lo, hi = 1, sys.getrecursionlimit()
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        try:
+            f(mid)
+            lo = mid
+        except RecursionError:
+            hi = mid - 1
+    return lo
+
+
+def _deep(n):
+    return 0 if n == 0 else 1 + _deep(n - 1)
+
+
+def _unsupported(n):
+    d = {"k": 1}                        # a dict: tierjit does not compile the function
+    return 0 if n == 0 else d["k"] + _unsupported(n - 1)
+
+
+def _with_constant(n, k):
+    return k if n == 0 else 1 + _with_constant(n - 1, k)
+
+
+def _threaded(n, k):
+    return k if n == 0 else 1 + _threaded(n - 1, k)
+
+
+@pytest.fixture
+def jitted():
+    """Jit a module-level function in place (its recursion goes through the global name)."""
+    saved = {}
+
+    def make(name: str, **options):
+        saved.setdefault(name, globals()[name])
+        f = globals()[name] = tierjit.jit(saved[name], **options)
+        return f
+
+    yield make
+    globals().update(saved)
+
+
+def test_constants_agree():
+    assert shim._NESTED == straight.NESTED
+
+
+def test_cold_recursion_runs_as_deep_as_cpython(jitted):
+    cpython = _max_depth(_deep)
+    f = jitted("_deep")
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        depth = _max_depth(f)
+        assert depth >= cpython - SLACK
+        assert f(depth) == depth
+    d = dispatcher_of(f)
+    assert d.cold and d.straight is True and entry.is_straight(f)
+
+
+@pytest.mark.parametrize("tier", ["auto", "baseline", "opt", "interp"])
+def test_a_function_that_does_not_compile_recurses_as_deep_as_cpython(jitted, tier):
+    cpython = _max_depth(_unsupported)
+    f = jitted("_unsupported", tier=tier)
+    with tierjit.config.override(background=False):
+        assert _max_depth(f) >= cpython - SLACK
+        assert f(300) == 300
+    assert "runs as plain CPython" in tierjit.explain(f)
+
+
+def test_straight_calls_are_counted_and_sampled_like_cold_calls(jitted):
+    f = jitted("_with_constant")
+    with tierjit.config.override(hot_calls=1000, hot_seconds=None, background=False):
+        for _ in range(49):                     # 49 x 20 calls: cold still
+            assert f(19, 7) == 26
+        d = dispatcher_of(f)
+        assert d.straight is True and d.cold
+        assert tierjit.stats()["functions"][d.__qualname__]["calls"] == 980
+        # the shim's samples: calls 16, 32, ..., 512 (n varies, so the profile keeps k)
+        assert d.observed == 6 and d.profile[1] == 7
+        assert f(19, 7) == 26                   # calls 981-1000: the last eight sampled
+        assert d.observed == 14 and d.cold
+        assert f(19, 7) == 26                   # the hot call
+        assert not d.cold and d.hot_after == 1000
+        assert compiler.wait_idle(60)
+        # native code replaced the straight slot; calls run it
+        assert not entry.is_straight(f)
+        assert f(19, 7) == 26 and f(30, 2) == 32
+        assert d.straight is False or not entry.is_straight(f)
+
+
+def test_without_a_cached_stencil_library_the_shim_stays(jitted, monkeypatch):
+    from tierjit.backends.stencils import library
+    monkeypatch.setattr(entry, "_runtime", None)
+    monkeypatch.setattr(library, "load", lambda rebuild=False, build=True: None)
+    f = jitted("_deep")
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        assert f(100) == 100                    # correct, at the shim's cost
+    assert type(f) is shim.Shim and dispatcher_of(f).straight is False
+
+
+def test_threads_recursing_at_once(jitted):
+    f = jitted("_threaded")
+    errors, results = [], []
+
+    def work(k):
+        try:
+            for i in range(300):
+                results.append(f(i % 50, k) == i % 50 + k)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors and len(results) == 1200 and all(results)
+    assert tierjit.stats()["functions"][dispatcher_of(f).__qualname__]["calls"] == sum(
+        i % 50 + 1 for i in range(300)) * 4

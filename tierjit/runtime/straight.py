@@ -1,0 +1,129 @@
+"""Straight calls: the original function called from the entry's C slot, with no Python frame
+in between, while the function has no native code to run.
+
+A cold call of a tier="auto" function passes through the shim's `__call__` (runtime.shim),
+and CPython counts a call of an object's `__call__` three times against the recursion limit
+(the C call, the `__call__` frame, the function's frame) where a plain call counts once: a
+recursion that CPython runs 990 levels deep raised RecursionError at about 330. So when a
+function without loops is found nested in its own cold calls (a recursion), its shim becomes
+an entry (runtime.entry) whose slot is the *straight* slot (backends/stencils/shared_ir.py):
+it calls the original function (`target`) by vectorcall, counting down the calls it may make
+(`straight`), then calls the fallback, the dispatcher, once. The dispatcher counts the calls
+made straight, does what the shim would have done with the call (the value profile's samples,
+the hot call) and gives the slot the calls up to the next thing it has to see: a recursion
+then costs CPython's depth but for a few levels, and the calls are counted as before, for
+less than the shim costs (~60 ns a call instead of ~400 ns).
+
+Once the function is hot and a build is on its way (`bypass`), the slot makes BYPASS_CALLS
+calls between two the dispatcher sees; installed native code replaces the slot altogether. A
+function that cannot be compiled stays in bypass, so its recursion keeps CPython's depth.
+
+Only a function without loops goes straight: the cold calls of one with loops are timed and
+may run counting tier 0 (runtime.watch, runtime.osr), which a straight call would skip.
+Going straight needs the entry type, so the stencil library must be in the disk cache
+(building it takes LLVM seconds); the first time in a process it costs the entry type's
+start-up on this thread (a pause, recorded as one).
+"""
+
+from time import perf_counter as _clock
+
+from .config import config as _config
+
+# Cold calls of one function nested in each other before it goes straight (each costs three
+# levels of the recursion limit): a recursion, or as many threads in it at once. (Restated
+# in runtime.shim, whose cold calls count them.)
+NESTED = 8
+
+# While a build is on its way: straight calls between two the dispatcher sees.
+BYPASS_CALLS = 1024
+
+
+def begin(d) -> None:
+    """Make the shim of `d` (a dispatcher in its cold phase or bypass, without loops) call
+    the original function straight; `d.straight` says whether it does (True) or cannot
+    (False)."""
+    d.straight = False
+    from . import entry, shim
+    if not (entry.AVAILABLE and shim.LAYOUT_OK):
+        return
+    start = _clock()
+    try:
+        if entry._runtime is None:
+            from ..backends.stencils import library
+            if library.load(build=False) is None:      # not cached: LLVM would build it
+                return
+        whole = d.materialise()
+        if not entry.go_straight(whole.entry, whole.py_func):
+            return
+        d.straight = True
+        arm(whole, _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
+    except Exception:           # the shim still runs the function correctly
+        from .dispatch import STRICT
+        if STRICT:
+            raise
+    finally:
+        from .events import note_pause
+        note_pause(_clock() - start)         # JIT work on the program's thread
+
+
+def arm(d, n: int) -> None:
+    """Let the slot make the next `n` calls straight."""
+    from .entry import set_straight
+    d.armed = n
+    set_straight(d.entry, n)
+
+
+def settle(d) -> None:
+    """Count the calls the slot has made straight since it was last given calls (for the
+    numbers stats and explain show; the slot keeps the calls it has left)."""
+    from .entry import is_entry, straight_left
+    if is_entry(d.entry):
+        left = straight_left(d.entry)
+        d.calls += d.armed - left
+        d.armed = left
+
+
+def target(d, args: tuple, kwargs: dict):
+    """What to call for a call that reached the dispatcher `d` (which counted it) while it
+    goes straight: the calls made straight are counted, and the original function is
+    returned with the slot given the calls up to the next one the dispatcher must see; None
+    when the dispatcher's usual path is to make the call (the hot call, a call native code
+    passed on). (The caller makes the call: one Python frame fewer in a recursion.)"""
+    from .entry import is_straight, take_straight
+    d.calls += d.armed - take_straight(d.entry)
+    d.armed = 0
+    if not is_straight(d.entry):                 # native code replaced the slot: for good
+        d.straight = False
+        return None
+    n = d.calls
+    if d.cold:
+        if n <= _config._calls_at and d.cold_seconds < _config._seconds_at:
+            if (n > _config._observe_at or n >= 16 and not n & (n - 1)) \
+                    and d.profile is not False and not kwargs:
+                d.observe(args)                  # the shim's samples (runtime.shim)
+            arm(d, _cold_calls(d, n))
+            return d.py_func
+        return None                              # the hot call
+    if d._ir_error is not None or d.bypass and d.counting is False:
+        arm(d, BYPASS_CALLS)                     # nothing compiles, or not yet
+        return d.py_func
+    return None
+
+
+def _cold_calls(d, n: int) -> int:
+    """How many calls after the n-th may go straight before the dispatcher must see one: the
+    value profile's next sample (calls 16, 32, 64, ... and the last ones before hot_calls,
+    as the shim takes them) or the hot call, whichever comes first."""
+    at, observe = _config._calls_at, _config._observe_at
+    nxt = int(at) + 1 if at < _FAR else _FAR
+    if d.profile is not False:
+        if n + 1 > observe:
+            nxt = n + 1
+        else:
+            nxt = min(nxt, max(16, 1 << n.bit_length()))
+            if observe < _FAR:
+                nxt = min(nxt, int(observe) + 1)
+    return max(0, nxt - n - 1)
+
+
+_FAR = 2**62
