@@ -187,9 +187,12 @@ class CompilerThread:
                 sys.setswitchinterval(self._saved_interval)
             self._saved_interval = None
         self._busy = busy
-        gil = sys.modules.get("tierjit.backends.gil")   # native code's GIL offers follow
-        if gil is not None:
-            gil.switch_interval_changed(sys.getswitchinterval())
+        # Native code's GIL offers follow. (A module another thread is importing has no
+        # function yet: it reads the interval when its import gets there.)
+        follow = getattr(sys.modules.get("tierjit.backends.gil"), "switch_interval_changed",
+                         None)
+        if follow is not None:
+            follow(sys.getswitchinterval())
         if not busy:
             self._cv.notify_all()
 

@@ -20,9 +20,11 @@ function that cannot be compiled stays in bypass, so its recursion keeps CPython
 
 Only a function without loops goes straight: the cold calls of one with loops are timed and
 may run counting tier 0 (runtime.watch, runtime.osr), which a straight call would skip.
-Going straight needs the entry type, so the stencil library must be in the disk cache
-(building it takes LLVM seconds); the first time in a process it costs the entry type's
-start-up on this thread (a pause, recorded as one).
+Going straight needs the entry type (runtime.entry), whose start-up takes ~20 ms the first
+time in a process. So the first recursion asks the compiler thread to make it and goes on
+through the shim, going straight once it is there; only a recursion that gets DEEP before
+then makes it (or waits for it) on its own thread, a pause recorded as one, and only from a
+stencil library in the disk cache (building one takes LLVM seconds).
 """
 
 from time import perf_counter as _clock
@@ -34,36 +36,86 @@ from .config import config as _config
 # in runtime.shim, whose cold calls count them.)
 NESTED = 8
 
+# Nested cold calls before a recursion makes the entry type on its own thread rather than
+# wait for the compiler thread to make it (it has cost CPython's recursion limit 2 * DEEP
+# levels by then).
+DEEP = 48
+
 # While a build is on its way: straight calls between two the dispatcher sees.
 BYPASS_CALLS = 1024
 
 
 def begin(d) -> None:
     """Make the shim of `d` (a dispatcher in its cold phase or bypass, without loops) call
-    the original function straight; `d.straight` says whether it does (True) or cannot
-    (False)."""
-    d.straight = False
+    the original function straight; `d.straight` says whether it does (True), cannot
+    (False) or is waiting for the entry type (None: asked again at its next nested call)."""
     from . import entry, shim
     if not (entry.AVAILABLE and shim.LAYOUT_OK):
+        d.straight = False
+        return
+    waiting = entry._runtime is None and _entry_type_in_background()
+    if waiting and d.nested < DEEP:
         return
     start = _clock()
     try:
         if entry._runtime is None:
             from ..backends.stencils import library
-            if library.load(build=False) is None:      # not cached: LLVM would build it
+            # Not cached (LLVM would build it), or being built: not waited for. Otherwise
+            # the entry type is made here, or waited for if the compiler thread is making it
+            # (a few milliseconds: better than RecursionError).
+            if library.load(build=False) is None:
+                if not waiting:
+                    d.straight = False
                 return
+            entry.entry_type()
+        d.straight = False
         whole = d.materialise()
-        if not entry.go_straight(whole.entry, whole.py_func):
-            return
-        d.straight = True
-        arm(whole, _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
+        if entry.go_straight(whole.entry, whole.py_func):
+            d.straight = True
+            arm(whole, _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
     except Exception:           # the shim still runs the function correctly
+        d.straight = False
         from .dispatch import STRICT
         if STRICT:
             raise
     finally:
         from .events import note_pause
         note_pause(_clock() - start)         # JIT work on the program's thread
+
+
+def _entry_type_in_background() -> bool:
+    """Is the compiler thread making the entry type (asked to now if it has not been)?"""
+    global _asked
+    if not _asked:
+        from . import compiler
+        c = compiler.get_compiler()
+        _asked = _config.background and not c.is_compiler_thread() and c.submit(_EntryType())
+    return _asked and _runtime_missing()
+
+
+def _runtime_missing() -> bool:
+    from . import entry
+    return entry._runtime is None and not _EntryType.failed
+
+
+class _EntryType:
+    """A compiler-thread job: the native entry type (and the stencil library it is made
+    from, built if it is not cached)."""
+
+    __slots__ = ()
+    uses_llvm = False
+    failed = False
+
+    def __call__(self) -> None:
+        from . import dispatch, entry  # noqa: F401 - the dispatcher going straight needs it
+        try:
+            entry.entry_type()
+        except BaseException:
+            _EntryType.failed = True
+            raise
+
+
+_asked = False
 
 
 def arm(d, n: int) -> None:

@@ -4,14 +4,20 @@ and tiers up as the shim does."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import textwrap
 import threading
+from pathlib import Path
 
 import pytest
 
 import tierjit
 from tierjit.runtime import compiler, entry, shim, straight
 from tierjit.runtime.dispatch import dispatcher_of
+
+ROOT = Path(__file__).resolve().parents[3]
 
 # How far below CPython's recursion depth a straight recursion may end: the NESTED cold
 # levels before it goes straight cost three levels each, and each call the dispatcher sees
@@ -50,7 +56,10 @@ def _threaded(n, k):
 
 @pytest.fixture
 def jitted():
-    """Jit a module-level function in place (its recursion goes through the global name)."""
+    """Jit a module-level function in place (its recursion goes through the global name).
+    The entry type exists already, as in a process that has compiled something: the first
+    recursion of a process is test_a_fresh_process's."""
+    entry.entry_type()
     saved = {}
 
     def make(name: str, **options):
@@ -110,10 +119,10 @@ def test_straight_calls_are_counted_and_sampled_like_cold_calls(jitted):
 
 def test_without_a_cached_stencil_library_the_shim_stays(jitted, monkeypatch):
     from tierjit.backends.stencils import library
-    monkeypatch.setattr(entry, "_runtime", None)
     monkeypatch.setattr(library, "load", lambda rebuild=False, build=True: None)
     f = jitted("_deep")
-    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+    monkeypatch.setattr(entry, "_runtime", None)
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, background=False):
         assert f(100) == 100                    # correct, at the shim's cost
     assert type(f) is shim.Shim and dispatcher_of(f).straight is False
 
@@ -138,3 +147,57 @@ def test_threads_recursing_at_once(jitted):
     assert not errors and len(results) == 1200 and all(results)
     assert tierjit.stats()["functions"][dispatcher_of(f).__qualname__]["calls"] == sum(
         i % 50 + 1 for i in range(300)) * 4
+
+
+def _fresh(code: str, tmp_path: Path) -> str:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("TIERJIT_")}
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(code))
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=environ,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_a_fresh_process_makes_the_entry_type_in_the_background(tmp_path):
+    # A recursion less than DEEP levels deep asks the compiler thread for the entry type
+    # and goes on through the shim: no pause; the next one goes straight.
+    out = _fresh(f"""
+        import tierjit
+        from tierjit.runtime import compiler, entry
+
+        @tierjit.jit
+        def f(n):
+            return 0 if n == 0 else 1 + f(n - 1)
+
+        assert f({straight.DEEP - 8}) == {straight.DEEP - 8}
+        assert type(f).__name__ == "Shim"
+        compiler.wait_idle(60)
+        assert entry._runtime is not None
+        assert f(900) == 900 and entry.is_straight(f)
+        print(tierjit.stats()["pauses"]["max_seconds"])
+        """, tmp_path)
+    assert float(out) < 0.005
+
+
+def test_a_fresh_process_recursing_deep_at_once(tmp_path):
+    # DEEP levels in, the recursion makes the entry type itself (or waits for it): a pause,
+    # recorded, instead of RecursionError
+    out = _fresh("""
+        import sys
+        import tierjit
+        from tierjit.runtime import entry
+
+        def plain(n):
+            return 0 if n == 0 else 1 + plain(n - 1)
+
+        @tierjit.jit
+        def f(n):
+            return 0 if n == 0 else 1 + f(n - 1)
+
+        depth = sys.getrecursionlimit() - 2 * 48 - 30
+        assert plain(depth) == depth
+        assert f(depth) == depth and entry.is_straight(f)
+        print(tierjit.stats()["pauses"]["count"])
+        """, tmp_path)
+    assert int(out) >= 1
