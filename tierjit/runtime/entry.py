@@ -336,18 +336,21 @@ def go_straight(obj: Any, target: Any) -> bool:
     another target."""
     import ctypes
 
-    from .shim import Shim
+    from .shim import Shim, set_target
     runtime = _get_runtime()
     fn = _upgrader() if type(obj) is Shim else None    # may compile: before taking the lock
     with _install_lock:
-        cell = ctypes.c_void_p.from_address(id(obj) + TARGET_OFFSET)
+        # The target first (a strong reference, dropped by the entry's dealloc and tp_clear;
+        # set once): another thread may call through the slot as soon as it is there.
         if type(obj) is Shim and fn is not None:
+            set_target(obj, target)                    # a shim's field: its own descriptor
             fn(obj, runtime.type, runtime.straight)    # no calls left: the fallback's
-        elif not is_entry(obj) or get_slot(obj) not in (runtime.forward, runtime.straight) \
+            return True
+        cell = ctypes.c_void_p.from_address(id(obj) + TARGET_OFFSET)
+        if not is_entry(obj) or get_slot(obj) not in (runtime.forward, runtime.straight) \
                 or cell.value not in (None, id(target)):
             return False
         if cell.value is None:
-            # a strong reference, dropped by the entry's dealloc and tp_clear; set once
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(target))
             cell.value = id(target)
         set_slot(obj, runtime.straight)

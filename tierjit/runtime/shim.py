@@ -116,8 +116,10 @@ class Shim:
             return self.__tierjit_fallback__(*args, **kwargs)
         # A cold or bypassed call of a function without loops. Nested in its own calls (a
         # recursion), the function goes straight (runtime.straight): its deeper calls skip
-        # this frame, which costs CPython's recursion limit two levels.
-        if d.nested >= _NESTED and d.straight is None:
+        # this frame, which costs CPython's recursion limit two levels. (Tried at NESTED,
+        # then at powers of two and DEEP: it may have to wait for the entry type.)
+        k = d.nested
+        if k >= _NESTED and d.straight is None and (not k & (k - 1) or k == _DEEP):
             d.go_straight()
         d.nested += 1
         try:
@@ -208,6 +210,7 @@ forward_attributes(Shim, "A tierjit-compiled function that has no native code ye
 MethodType = type(_config.as_dict)      # types.MethodType, without importing types (or a class)
 _set_dispatcher = Shim.__dict__["__tierjit_dispatcher__"].__set__
 _set_fallback = Shim.__dict__["__tierjit_fallback__"].__set__
+set_target = Shim.__dict__["__tierjit_target__"].__set__      # (runtime.entry.go_straight)
 _TPFLAGS_MANAGED_DICT = 1 << 4
 _TPFLAGS_HAVE_GC = 1 << 14
 
@@ -416,7 +419,8 @@ class ColdDispatcher:
 
 
 _materialise_lock = allocate_lock()
-_NESTED = 8             # runtime.straight.NESTED, restated: the cold phase does not import it
+# runtime.straight's NESTED and DEEP, restated: the cold phase does not import it
+_NESTED, _DEEP = 8, 48
 
 
 def _unchanged(fn: "Callable", free: dict) -> bool:

@@ -27,6 +27,8 @@ then makes it (or waits for it) on its own thread, a pause recorded as one, and 
 stencil library in the disk cache (building one takes LLVM seconds).
 """
 
+import os as _os
+from _thread import allocate_lock
 from time import perf_counter as _clock
 
 from .config import config as _config
@@ -48,39 +50,67 @@ BYPASS_CALLS = 1024
 def begin(d) -> None:
     """Make the shim of `d` (a dispatcher in its cold phase or bypass, without loops) call
     the original function straight; `d.straight` says whether it does (True), cannot
-    (False) or is waiting for the entry type (None: asked again at its next nested call)."""
+    (False) or is to be asked again at its next nested call (None: waiting for the entry
+    type or the stencil library). Called by the shim at NESTED nested calls, then at powers
+    of two and at DEEP."""
     from . import entry, shim
     if not (entry.AVAILABLE and shim.LAYOUT_OK):
         d.straight = False
         return
-    waiting = entry._runtime is None and _entry_type_in_background()
-    if waiting and d.nested < DEEP:
-        return
-    start = _clock()
+    if entry._runtime is None:
+        waiting = _entry_type_in_background()
+        if waiting and d.nested < DEEP or _clock() < _retry_at:
+            return
+    with _lock:                              # once per dispatcher
+        if d.straight is not None:
+            return
+        # True from here: a call the straight slot passes on before it is given calls is
+        # the dispatcher's to count as cold (target), not the hot call
+        d.straight = True
+    straight = False
     try:
-        if entry._runtime is None:
-            from ..backends.stencils import library
-            # Not cached (LLVM would build it), or being built: not waited for. Otherwise
-            # the entry type is made here, or waited for if the compiler thread is making it
-            # (a few milliseconds: better than RecursionError).
-            if library.load(build=False) is None:
-                if not waiting:
-                    d.straight = False
-                return
-            entry.entry_type()
-        d.straight = False
+        if entry._runtime is None and not _make_entry_type():
+            d.straight = None                # asked again, at a later nested call
+            return
         whole = d.materialise()
-        if entry.go_straight(whole.entry, whole.py_func):
-            d.straight = True
+        straight = entry.go_straight(whole.entry, whole.py_func)
+        if straight:
             arm(whole, _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
-    except Exception:           # the shim still runs the function correctly
+        else:
+            d.straight = False
+    except Exception as e:      # the shim still runs the function correctly
+        if _too_deep(e):
+            if not straight:
+                d.straight = None            # too deep a stack to do it now: later
+            return
         d.straight = False
         from .dispatch import STRICT
         if STRICT:
             raise
-    finally:
-        from .events import note_pause
-        note_pause(_clock() - start)         # JIT work on the program's thread
+
+
+def _too_deep(e: BaseException) -> bool:
+    """Did e come of the recursion limit (ctypes reports one raised while it converted an
+    argument as an ArgumentError naming it)?"""
+    return isinstance(e, RecursionError) or "RecursionError" in str(e) and \
+        type(e).__name__ == "ArgumentError"
+
+
+def _make_entry_type() -> bool:
+    """Make the entry type on this thread, or wait for the compiler thread making it (a few
+    milliseconds: better than RecursionError), a pause recorded as one; False without a
+    stencil library in the disk cache (LLVM would take seconds to build it, or is)."""
+    global _retry_at
+    from ..backends.stencils import library
+    from . import entry
+    from .events import note_pause
+    start = _clock()
+    if library.load(build=False) is None:
+        _retry_at = _clock() + RETRY_SECONDS
+        return False
+    entry.entry_type()
+    note_pause(_clock() - start)             # JIT work on the program's thread
+    return True
 
 
 def _entry_type_in_background() -> bool:
@@ -115,12 +145,26 @@ class _EntryType:
             raise
 
 
+_lock = allocate_lock()
 _asked = False
+_retry_at = 0.0          # no stencil library in the cache: when to look again
+RETRY_SECONDS = 0.1
+
+
+def _after_fork_in_child() -> None:
+    global _asked, _lock
+    _asked = False       # the job queued in the parent does not exist here
+    _lock = allocate_lock()
+
+
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def arm(d, n: int) -> None:
-    """Let the slot make the next `n` calls straight."""
-    from .entry import set_straight
+    """Count the calls made straight since the slot was last given calls, and give it `n`."""
+    from .entry import set_straight, take_straight
+    d.calls += d.armed - take_straight(d.entry)
     d.armed = n
     set_straight(d.entry, n)
 
@@ -137,16 +181,19 @@ def settle(d) -> None:
 
 def target(d, args: tuple, kwargs: dict):
     """What to call for a call that reached the dispatcher `d` (which counted it) while it
-    goes straight: the calls made straight are counted, and the original function is
-    returned with the slot given the calls up to the next one the dispatcher must see; None
-    when the dispatcher's usual path is to make the call (the hot call, a call native code
-    passed on). (The caller makes the call: one Python frame fewer in a recursion.)"""
-    from .entry import is_straight, take_straight
-    d.calls += d.armed - take_straight(d.entry)
-    d.armed = 0
-    if not is_straight(d.entry):                 # native code replaced the slot: for good
-        d.straight = False
-        return None
+    goes straight, the calls made straight counted: the original function, with the slot
+    given the calls up to the next one the dispatcher must see; or None when the
+    dispatcher's usual path is to make the call (the hot call; a call once the function is
+    neither cold nor waiting for a build, whose argument types may be new, the slot given
+    BYPASS_CALLS for the calls after it; any call once native code has replaced the slot).
+    (The caller makes the call: one Python frame fewer in a recursion.)"""
+    from .entry import is_entry, is_straight
+    if not is_straight(d.entry):
+        if is_entry(d.entry):                    # native code replaced the slot: for good
+            settle(d)
+            d.straight = False
+        return None                              # (a shim: begin is under way)
+    arm(d, 0)
     n = d.calls
     if d.cold:
         if n <= _config._calls_at and d.cold_seconds < _config._seconds_at:
@@ -156,9 +203,9 @@ def target(d, args: tuple, kwargs: dict):
             arm(d, _cold_calls(d, n))
             return d.py_func
         return None                              # the hot call
+    arm(d, BYPASS_CALLS)
     if d._ir_error is not None or d.bypass and d.counting is False:
-        arm(d, BYPASS_CALLS)                     # nothing compiles, or not yet
-        return d.py_func
+        return d.py_func                         # nothing compiles, or not yet
     return None
 
 

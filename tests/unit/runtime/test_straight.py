@@ -50,6 +50,10 @@ def _with_constant(n, k):
     return k if n == 0 else 1 + _with_constant(n - 1, k)
 
 
+def _kwonly(n, *, k=1):
+    return 0 if n == 0 else k + _kwonly(n - 1, k=k)
+
+
 def _threaded(n, k):
     return k if n == 0 else 1 + _threaded(n - 1, k)
 
@@ -72,7 +76,7 @@ def jitted():
 
 
 def test_constants_agree():
-    assert shim._NESTED == straight.NESTED
+    assert (shim._NESTED, shim._DEEP) == (straight.NESTED, straight.DEEP)
 
 
 def test_cold_recursion_runs_as_deep_as_cpython(jitted):
@@ -117,14 +121,53 @@ def test_straight_calls_are_counted_and_sampled_like_cold_calls(jitted):
         assert d.straight is False or not entry.is_straight(f)
 
 
-def test_without_a_cached_stencil_library_the_shim_stays(jitted, monkeypatch):
+def test_without_a_cached_stencil_library_the_shim_stays_until_there_is_one(jitted,
+                                                                           monkeypatch):
     from tierjit.backends.stencils import library
-    monkeypatch.setattr(library, "load", lambda rebuild=False, build=True: None)
+    runtime = entry._runtime
     f = jitted("_deep")
-    monkeypatch.setattr(entry, "_runtime", None)
-    with tierjit.config.override(hot_calls=None, hot_seconds=None, background=False):
+    with monkeypatch.context() as m, \
+            tierjit.config.override(hot_calls=None, hot_seconds=None, background=False):
+        m.setattr(library, "load", lambda rebuild=False, build=True: None)
+        m.setattr(entry, "_runtime", None)
         assert f(100) == 100                    # correct, at the shim's cost
-    assert type(f) is shim.Shim and dispatcher_of(f).straight is False
+        assert type(f) is shim.Shim and dispatcher_of(f).straight is None
+    assert entry._runtime is runtime
+    monkeypatch.setattr(straight, "_retry_at", 0.0)   # (it looks again every 0.1 s)
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        assert f(100) == 100 and entry.is_straight(f)
+
+
+def test_a_recursion_reaching_the_limit_goes_straight_later(jitted):
+    # going straight at the limit fails with RecursionError; a recursion from a shallower
+    # stack goes straight then
+    cpython = _max_depth(_deep)
+    f = jitted("_deep")
+
+    def at_depth(k):
+        return f(straight.NESTED + 4) if k == 0 else at_depth(k - 1)
+
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        for k in range(cpython - 40, cpython - 5):
+            try:
+                at_depth(k)
+            except RecursionError:
+                pass
+        assert dispatcher_of(f).straight is not False
+        assert f(cpython - SLACK) == cpython - SLACK and entry.is_straight(f)
+
+
+def test_a_function_with_keyword_only_parameters_recurses_as_deep_when_hot(jitted):
+    # it never compiles (keyword-only parameters are not lowered) but gets hot: its calls
+    # after the hot one go straight too
+    cpython = _max_depth(_kwonly)
+    f = jitted("_kwonly")
+    with tierjit.config.override(hot_calls=50, hot_seconds=None):
+        for _ in range(10):
+            assert f(20, k=2) == 40
+        assert not dispatcher_of(f).cold
+        for _ in range(3):
+            assert f(cpython - SLACK, k=2) == 2 * (cpython - SLACK)
 
 
 def test_threads_recursing_at_once(jitted):
@@ -145,6 +188,7 @@ def test_threads_recursing_at_once(jitted):
         for t in threads:
             t.join()
     assert not errors and len(results) == 1200 and all(results)
+    assert dispatcher_of(f).cold           # (a call passed on mid-way is not the hot call)
     assert tierjit.stats()["functions"][dispatcher_of(f).__qualname__]["calls"] == sum(
         i % 50 + 1 for i in range(300)) * 4
 
