@@ -12,11 +12,11 @@ it calls the original function (`target`) by vectorcall, counting down the calls
 made straight, does what the shim would have done with the call (the value profile's samples,
 the hot call) and gives the slot the calls up to the next thing it has to see: a recursion
 then costs CPython's depth but for a few levels, and the calls are counted as before, for
-less than the shim costs (~60 ns a call instead of ~400 ns).
+less than the shim costs (~25 ns a call more than a plain call, where the shim costs ~500).
 
-Once the function is hot and a build is on its way (`bypass`), the slot makes BYPASS_CALLS
-calls between two the dispatcher sees; installed native code replaces the slot altogether. A
-function that cannot be compiled stays in bypass, so its recursion keeps CPython's depth.
+Once the function is hot, the slot makes BYPASS_CALLS calls between two the dispatcher sees
+(which may bring argument types to compile) until installed native code replaces the slot: a
+function that cannot be compiled keeps CPython's depth for good.
 
 Only a function without loops goes straight: the cold calls of one with loops are timed and
 may run counting tier 0 (runtime.watch, runtime.osr), which a straight call would skip.
@@ -43,7 +43,7 @@ NESTED = 8
 # levels by then).
 DEEP = 48
 
-# While a build is on its way: straight calls between two the dispatcher sees.
+# Once the function is hot: straight calls between two the dispatcher sees.
 BYPASS_CALLS = 1024
 
 
