@@ -14,6 +14,11 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
     from .dispatch import Specialisation
 
 
+# runtime.straight, as explain shows it
+_STRAIGHT = ("its calls run the function straight from the entry's C slot (a recursion: "
+             "CPython's recursion depth)")
+
+
 class Introspection:
     """inspect / explain / versions / counters of a Dispatcher."""
 
@@ -58,11 +63,16 @@ class Introspection:
     def explain(self) -> str:
         from ..errors import Unsupported
         lines = [f"{self.__qualname__} (tier={self.tier}):"]
+        if self.straight:
+            from .entry import is_straight
+            straight = ["  " + _STRAIGHT] if is_straight(self.entry) else []
+        else:
+            straight = []
         try:
             self.untyped_ir()
         except Unsupported as e:
             lines.append(f"  runs as plain CPython: {e.describe()}")
-            return "\n".join(lines)
+            return "\n".join(lines + straight)
         if self.tier == "auto":
             lines.append("  " + self._explain_heat())
             watch = self._explain_watch()
@@ -70,6 +80,7 @@ class Introspection:
                 lines.append("  " + watch)
         elif not self.specs:
             lines.append("  compiles on its first call (no specialisation yet)")
+        lines += straight
         for spec in list(self.specs.values()):
             if not spec.requested and spec.value_spec is None:
                 continue                # typed for a caller only

@@ -88,6 +88,7 @@ def test_cold_recursion_runs_as_deep_as_cpython(jitted):
         assert f(depth) == depth
     d = dispatcher_of(f)
     assert d.cold and d.straight is True and entry.is_straight(f)
+    assert "straight from the entry's C slot" in tierjit.explain(f)
 
 
 @pytest.mark.parametrize("tier", ["auto", "baseline", "opt", "interp"])
