@@ -12,6 +12,16 @@ PROGRAMS = [
             return a + b, a * 2
         """, [(1, 2), ("ab", "cd"), ((1, 2), (3,)), ([1], [2.5]), (1, "x"), (None, 1),
               (np.arange(3), 1)]),
+    # a recursion CPython runs 700 deep: its calls go straight (runtime/straight.py), so
+    # it runs as deep under every tier, cold or not
+    program("fb_deep_recursion", """
+        @jit
+        def f(n):
+            d = {"k": 1}
+            if n == 0:
+                return 0
+            return d["k"] + f(n - 1)
+        """, [(10,), (700,), (700,), (0,)]),
     program("fb_try_except", """
         @jit
         def f(x):
