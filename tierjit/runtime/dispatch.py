@@ -379,11 +379,22 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         if spec.installed:
             spec.installed = False
             _entry.uninstall(self.entry)
+            self._straight_after_give_up()
         if self.tier == "auto" and self.specs.get(spec.arg_types) is spec:
             from .tierup import superseded
             superseded(self, spec.arg_types, False)
         record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                reason=why)
+
+    def _straight_after_give_up(self) -> None:
+        """No native code left: the calls run the original function straight from the
+        entry's slot (runtime.straight), as CPython would, rather than through this
+        dispatcher's Python frames (a recursion deoptimising at every level kept those).
+        Not under tier "auto" for a function with loops: its calls may run counting tier 0."""
+        from .shim import has_loops
+        if self.straight is None and not any(s.runs_native for s in self.specs.values()) \
+                and (self.tier != "auto" or not has_loops(self.py_func.__code__)):
+            self.go_straight()
 
     # -- calling ----------------------------------------------------------------------------
     def call(self, *args, **kwargs):

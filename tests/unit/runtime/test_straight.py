@@ -54,6 +54,13 @@ def _kwonly(n, *, k=1):
     return 0 if n == 0 else k + _kwonly(n - 1, k=k)
 
 
+def _overflowing(n, x):
+    if n == 0:
+        return 0
+    y = x * 3                          # with x = 2**62: its int guard fails at every level
+    return _overflowing(n - 1, x) + (y & 1)
+
+
 def _threaded(n, k):
     return k if n == 0 else 1 + _threaded(n - 1, k)
 
@@ -99,6 +106,24 @@ def test_a_function_that_does_not_compile_recurses_as_deep_as_cpython(jitted, ti
         assert _max_depth(f) >= cpython - SLACK
         assert f(300) == 300
     assert "runs as plain CPython" in tierjit.explain(f)
+
+
+@pytest.mark.parametrize("tier", ["auto", "baseline", "opt"])
+def test_a_recursion_given_up_on_runs_as_deep_as_cpython(jitted, tier):
+    # A guard failing at every level: past max_deopts the native code is given up (or
+    # rebuilt without the speculation), and the function's calls go straight. (Until then
+    # each deopt costs a level more: see docs/tiering.md, "What is not there yet".)
+    cpython = _max_depth(lambda n: _overflowing(n, 2**62))
+    f = jitted("_overflowing", tier=tier)
+    with tierjit.config.override(background=False, hot_calls=0, max_deopts=20):
+        assert f(10, 5) == 10
+        assert f(40, 2**62) == 0
+        d = dispatcher_of(f)
+        if any(s.gave_up for s in d.specs.values()):
+            assert d.straight is True and entry.is_straight(f)
+        depth = cpython - SLACK
+        assert f(depth, 2**62) == 0 and f(depth, 2**62) == 0
+        assert f(10, 5) == 10
 
 
 def test_straight_calls_are_counted_and_sampled_like_cold_calls(jitted):
