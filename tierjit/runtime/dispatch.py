@@ -392,7 +392,10 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         dispatcher's Python frames (a recursion deoptimising at every level kept those).
         Not under tier "auto" for a function with loops: its calls may run counting tier 0."""
         from .shim import has_loops
-        if self.straight is None and not any(s.runs_native for s in self.specs.values()) \
+        native = any(s.runs_native or s.value_spec is not None and s.value_spec.runs_native
+                     for s in self.specs.values()) \
+            or any(self.__dict__.get("_baseline_codes", {}).values())
+        if self.straight is None and not native \
                 and (self.tier != "auto" or not has_loops(self.py_func.__code__)):
             self.go_straight()
 

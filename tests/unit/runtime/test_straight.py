@@ -119,7 +119,8 @@ def test_a_recursion_given_up_on_runs_as_deep_as_cpython(jitted, tier):
         assert f(10, 5) == 10
         assert f(40, 2**62) == 0
         d = dispatcher_of(f)
-        if any(s.gave_up for s in d.specs.values()):
+        if tier != "auto" and any(s.gave_up for s in d.specs.values()):
+            # (under "auto" the baseline code built on the way stays the calls' to run)
             assert d.straight is True and entry.is_straight(f)
         depth = cpython - SLACK
         assert f(depth, 2**62) == 0 and f(depth, 2**62) == 0
