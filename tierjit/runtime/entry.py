@@ -118,8 +118,8 @@ def _build_runtime() -> _Runtime:
         raise capi.LayoutError("sizeof(PyObject) changed after import")
     address = emit.entry_type_slots(library.load(), {
         "A": SLOT_OFFSET, "B": DISPATCHER_OFFSET, "C": FALLBACK_OFFSET, "D": WEAKLIST_OFFSET,
-        "E": lay.ob_type, "F": TARGET_OFFSET, "G": STRAIGHT_OFFSET, "TA": lay.ob_size, "TB": lay.tuple_ob_item,
-        "TC": lay.tuple_ob_item + lay.pointer_size})
+        "E": lay.ob_type, "F": TARGET_OFFSET, "G": STRAIGHT_OFFSET, "TA": lay.ob_size,
+        "TB": lay.tuple_ob_item, "TC": lay.tuple_ob_item + lay.pointer_size})
 
     class PyTypeSlot(ctypes.Structure):
         _fields_ = [("slot", ctypes.c_int), ("pfunc", ctypes.c_void_p)]

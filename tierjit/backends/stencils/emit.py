@@ -360,8 +360,8 @@ _ENTRY_TYPE_SLOTS = ("forward", "straight", "new", "dealloc", "traverse", "clear
 
 def entry_type_slots(lib: Library, offsets: dict[str, int]) -> dict[str, int]:
     """The native entry type's C slots and the shim upgrade (shared_ir.ENTRY_TYPE), copied
-    and patched into the arena: name -> address. `offsets` fills the field-offset holes (A ... G, TA ... TC). Called
-    once per process (runtime/entry.py); no LLVM runs."""
+    and patched into the arena: name -> address. `offsets` fills the field-offset holes
+    (A ... G, TA ... TC). Called once per process (runtime/entry.py); no LLVM runs."""
     message = ctypes.create_string_buffer(
         b"tierjit.Function() takes exactly 2 arguments (dispatcher, fallback)")
     holes = dict(offsets, K=Label(0), K2=id(None), K3=c_address("PyExc_TypeError"),
