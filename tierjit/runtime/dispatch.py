@@ -395,8 +395,13 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         native = any(s.runs_native or s.value_spec is not None and s.value_spec.runs_native
                      for s in self.specs.values()) \
             or any(self.__dict__.get("_baseline_codes", {}).values())
-        if self.straight is None and not native \
-                and (self.tier != "auto" or not has_loops(self.py_func.__code__)):
+        if native or self.tier == "auto" and has_loops(self.py_func.__code__):
+            return
+        if self.straight:            # straight until native code came, which is gone now
+            from .straight import settle
+            settle(self)
+            self.straight = None
+        if self.straight is None:
             self.go_straight()
 
     # -- calling ----------------------------------------------------------------------------

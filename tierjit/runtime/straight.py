@@ -189,9 +189,9 @@ def target(d, args: tuple, kwargs: dict):
     (The caller makes the call: one Python frame fewer in a recursion.)"""
     from .entry import is_entry, is_straight
     if not is_straight(d.entry):
-        if is_entry(d.entry):                    # native code replaced the slot: for good
-            settle(d)
-            d.straight = False
+        if is_entry(d.entry):                    # native code replaced the slot (until a
+            settle(d)                            # give-up: Dispatcher._straight_after_give_up)
+            d.straight = None
         return None                              # (a shim: begin is under way)
     arm(d, 0)
     n = d.calls

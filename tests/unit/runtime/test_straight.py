@@ -127,6 +127,31 @@ def test_a_recursion_given_up_on_runs_as_deep_as_cpython(jitted, tier):
         assert f(10, 5) == 10
 
 
+def _two_types(n, x, y):
+    return y if n == 0 else _two_types(n - 1, x, y) + ((x * 3) & 1)
+
+
+@pytest.mark.parametrize("tier", ["baseline", "opt"])
+def test_straight_again_after_a_second_give_up(jitted, tier):
+    # straight after the (int, int, int) code is given up; native code for floats replaces
+    # the slot; once that is given up too, straight again
+    cpython = _max_depth(lambda n: _two_types(n, 2**62, 1.5))
+    f = jitted("_two_types", tier=tier)
+    with tierjit.config.override(background=False, hot_calls=0, max_deopts=3):
+        assert f(5, 1, 1) == 6 and f(10, 2**62, 1) == 1
+        d = dispatcher_of(f)
+        if not any(s.gave_up for s in d.specs.values()):
+            pytest.skip("rebuilt without the speculation instead of given up")
+        assert entry.is_straight(f)
+        for _ in range(straight.BYPASS_CALLS + 1):     # the dispatcher sees the float call
+            f(1, 1, 1.5)
+        assert not entry.is_straight(f)                # native code for (int, int, float)
+        assert f(10, 2**62, 1.5) == 1.5
+        assert entry.is_straight(f)
+        depth = cpython - SLACK
+        assert f(depth, 2**62, 1.5) == 1.5 and f(depth, 1, 1) == depth + 1
+
+
 def test_straight_calls_are_counted_and_sampled_like_cold_calls(jitted):
     f = jitted("_with_constant")
     with tierjit.config.override(hot_calls=1000, hot_seconds=None, background=False):
