@@ -639,12 +639,13 @@ def _may_deopt(ins: Instr) -> bool:
 _STRUCTURAL = frozenset({Op.MAKE_TUPLE, Op.TUPLE_GET})
 
 
-def _resume(dispatcher, spec, index, *values):
-    """Called by native code at a failing guard: finish the call in tier 0."""
+def _resume(dispatcher, spec, index):
+    """Called by native code at a failing guard: the tier-0 function that finishes the call
+    from frame state `index`, which the native code then calls with the live values."""
     if index & NOT_COUNTED:
-        return dispatcher.resume_function(spec, index & ~NOT_COUNTED, counted=False)(*values)
+        return dispatcher.resume_function(spec, index & ~NOT_COUNTED, counted=False)
     spec.deopts[index] = spec.deopts.get(index, 0) + 1
-    return dispatcher.resume_function(spec, index)(*values)
+    return dispatcher.resume_function(spec, index)
 
 
 def compile_native(dispatcher, spec) -> NativeCode:

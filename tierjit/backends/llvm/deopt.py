@@ -206,9 +206,9 @@ class DeoptOps:
     def deopt_body(self, fs: int, state, obj: str | None) -> None:
         """Hand frame state fs to tier 0: its number and live values go, raw, into the
         function's one deopt buffer, with a constant string of their kinds, and the shared
-        helper tj_resume boxes them and calls the resume function. Each deopt site is a few
-        stores and a call, not a boxing call per value: two thirds of a function's code
-        was deopt sites, and LLVM compiled every one."""
+        helper tj_resume boxes them, asks for the resume function and calls it. Each deopt
+        site is a few stores and a call, not a boxing call per value: two thirds of a
+        function's code was deopt sites, and LLVM compiled every one."""
         produced = self.fn.blocks[state.block].instrs[state.index - 1].result \
             if obj is not None else None
         subst = self.fs_subst.get(fs & ~NOT_COUNTED, {})

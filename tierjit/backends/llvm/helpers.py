@@ -203,10 +203,12 @@ entry:
 }}
 """,
     # a deopt site's hand-over to tier 0 (codegen.deopt_body): box the n raw slots by kind
-    # (0 a new reference, 1 int64, 2 double, 3 a borrowed reference) in place, call the
-    # resume function with them unless one failed, release them; NULL with an exception set
-    # if anything failed. The native calls nested below the site's entry (its depth word)
-    # are published in %cell while tier 0 runs.
+    # (0 a new reference, 1 int64, 2 double, 3 a borrowed reference) in place; unless one
+    # failed, ask %callable (given slot 0, the frame state) for the resume function and call
+    # it with the others itself (no Python frame of ours under tier 0's: a recursion
+    # deoptimising at every level keeps CPython's depth); release them; NULL with an
+    # exception set if anything failed. The native calls nested below the site's entry (its
+    # depth word) are published in %cell while tier 0 runs.
     "resume": """
 define internal ptr @tj_resume(ptr %callable, ptr %slots, ptr %kinds, i64 %n, i64 %depth,
                                ptr %cell) cold noinline {
@@ -248,11 +250,21 @@ boxed:
   br i1 %bad, label %release, label %call
 call:
   call void @tj_publish(i64 %depth, ptr %cell, i64 1)
-  %r = call ptr @PyObject_Vectorcall(ptr %callable, ptr %slots, i64 %n, ptr null)
+  %fn = call ptr @PyObject_Vectorcall(ptr %callable, ptr %slots, i64 1, ptr null)
+  %nofn = icmp eq ptr %fn, null
+  br i1 %nofn, label %called, label %resume
+resume:
+  %vals = getelementptr ptr, ptr %slots, i64 1
+  %nv = sub i64 %n, 1
+  %r0 = call ptr @PyObject_Vectorcall(ptr %fn, ptr %vals, i64 %nv, ptr null)
+  call void @Py_DecRef(ptr %fn)
+  br label %called
+called:
+  %r = phi ptr [null, %call], [%r0, %resume]
   call void @tj_publish(i64 %depth, ptr %cell, i64 -1)
   br label %release
 release:
-  %res = phi ptr [null, %boxed], [%r, %call]
+  %res = phi ptr [null, %boxed], [%r, %called]
   br label %rhead
 rhead:
   %j = phi i64 [0, %release], [%j1, %rbody]

@@ -10,8 +10,8 @@ Baseline code of one function is one region of the code arena:
     data   the constant table, the entry's descriptors; trampolines to C functions
 
 Deoptimisation calls `_Hooks.deopt(frame address, frame state)` (Python): it boxes the frame
-state's live values out of the frame and resumes the call in tier 0, through the dispatcher's
-`resume_function` like the LLVM tier. Operations without a stencil call `_Hooks.pyop`.
+state's live values out of the frame and answers the tier-0 function that resumes the call
+(the dispatcher's `resume_function`, like the LLVM tier), which the deopt stub calls. Operations without a stencil call `_Hooks.pyop`.
 """
 
 from __future__ import annotations
@@ -132,8 +132,10 @@ class _Hooks:
                                None if ins.result is None else
                                (sel.offset[ins.result], ins.result.type), handed_at))
 
-    def deopt(self, addr: int, index: int):
-        """Box the live values of frame state `index` and finish the call in tier 0."""
+    def deopt(self, addr: int, index: int) -> tuple:
+        """Box the live values of frame state `index`: (the tier-0 function that finishes
+        the call, its arguments), which the deopt stub calls; or (None, the result) when a
+        loop exit has made the rest of the call."""
         site, index = index >> 32, index & 0xFFFFFFFF
         override, obj_at = self.overrides[site - 1] if 0 < site < DEPTH_SITE else (None, 0)
         values = []
@@ -153,13 +155,13 @@ class _Hooks:
             # rest of the call runs elsewhere, unless that code cannot take these values
             result = leave(values)
             if result is not STAY:
-                return result
+                return None, result
         spec = self.spec
         # A callee that deoptimised hands its result on: not a failed guard of this code,
         # so not counted (a deep recursion would otherwise count one per frame).
         if not site and self.own and spec.native is self.code:
             spec.deopts[index] = spec.deopts.get(index, 0) + 1
-            return self.dispatcher.resume_function(spec, index)(*values)
+            return self.dispatcher.resume_function(spec, index), tuple(values)
         # this code is not (or no longer) the specialisation's native code (adaptive
         # tiering's baseline code, or a callee's kept for baseline callers): its own resume
         # functions, its own deopt count
@@ -167,7 +169,7 @@ class _Hooks:
             self.deopt_count += 1
             if self.deopt_count == _max_deopts() and self.on_give_up is not None:
                 self.on_give_up()
-        return self._resume(index)(*values)
+        return self._resume(index), tuple(values)
 
     def _resume(self, index: int):
         """This code's own tier 0 from frame state `index` on."""

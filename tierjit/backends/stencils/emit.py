@@ -342,7 +342,8 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     region.seal()
     ext = {name: region.address + 16 * k for k, name in enumerate(cfuncs)}
     out = emit(lib, [("enter", {"K3": active_counter}), ("entry", {"E": fallback_offset, "K3": active_counter}),
-                     ("deopt", {}), ("signals", {"K3": ctypes.addressof(gil.STATE)})], b"",
+                     ("deopt", {"K2": id(None)}),
+                     ("signals", {"K3": ctypes.addressof(gil.STATE)})], b"",
                ext)
     ext = dict(ext, ENTER=out.starts[0], ENTRY=out.starts[1], DEOPTALL=out.starts[2],
                SIGNALS=out.starts[3])

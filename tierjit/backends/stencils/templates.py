@@ -58,6 +58,8 @@ C_FUNCTIONS = {
     "PyFloat_FromDouble": "declare ptr @PyFloat_FromDouble(double)",
     "PyObject_CallFunctionObjArgs": "declare ptr @PyObject_CallFunctionObjArgs(ptr, ...)",
     "PyObject_CallOneArg": "declare ptr @PyObject_CallOneArg(ptr, ptr)",
+    "PyObject_Call": "declare ptr @PyObject_Call(ptr, ptr, ptr)",
+    "PyTuple_GetItem": "declare ptr @PyTuple_GetItem(ptr, i64)",
     "PyObject_Vectorcall": "declare ptr @PyObject_Vectorcall(ptr, ptr, i64, ptr)",
     "PyTuple_New": "declare ptr @PyTuple_New(i64)",
     "Py_IncRef": "declare void @Py_IncRef(ptr)",
@@ -691,16 +693,35 @@ def _control_stencils() -> None:
 # -- deoptimisation, calls ----------------------------------------------------------------------
 
 def _call_stencils() -> None:
-    # deopt stub: K(frame address, K2) -> the call's result object (status 2) or NULL (status 1)
+    # deopt stub: the deopt callable K(frame address, frame state) answers (the resume
+    # function, its arguments), called here (no Python frame of the callable's stays under
+    # tier 0's: a recursion deoptimising at every level keeps CPython's depth), or (None,
+    # the result); -> the call's result object (status 2) or NULL (status 1). K2: None.
     b = _Body()
     fd = b("load ptr, ptr " + b("getelementptr i8, ptr %f, i64 24") + ", align 8")
     fn = b(f"load ptr, ptr {b(f'getelementptr i64, ptr {fd}, i64 5')}, align 8")
     idx = b("load i64, ptr " + b("getelementptr i8, ptr %f, i64 32") + ", align 8")
     a0 = b("call ptr @PyLong_FromVoidPtr(ptr %f)")
     a1 = b(f"call ptr @PyLong_FromLongLong(i64 {idx})")
-    r = b(f"call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr {fn}, ptr {a0}, ptr {a1}, ptr null)")
+    pair = b(f"call ptr (ptr, ...) @PyObject_CallFunctionObjArgs(ptr {fn}, ptr {a0}, ptr {a1}, "
+             "ptr null)")
     b.do(f"call void @Py_DecRef(ptr {a0})")
     b.do(f"call void @Py_DecRef(ptr {a1})")
+    b.do(f"br i1 {b(f'icmp eq ptr {pair}, null')}, label %err, label %unpack")
+    b.label("unpack")
+    callee = b(f"call ptr @PyTuple_GetItem(ptr {pair}, i64 0)")
+    x = b(f"call ptr @PyTuple_GetItem(ptr {pair}, i64 1)")
+    none = b(f"inttoptr i64 {b.const('K2')} to ptr")
+    b.do(f"br i1 {b(f'icmp eq ptr {callee}, {none}')}, label %given, label %call")
+    b.label("call")
+    r1 = b(f"call ptr @PyObject_Call(ptr {callee}, ptr {x}, ptr null)")
+    b.do("br label %join")
+    b.label("given")
+    b.do(f"call void @Py_IncRef(ptr {x})")
+    b.do("br label %join")
+    b.label("join")
+    r = b(f"phi ptr [{r1}, %call], [{x}, %given]")
+    b.do(f"call void @Py_DecRef(ptr {pair})")
     b.do(f"br i1 {b(f'icmp eq ptr {r}, null')}, label %err, label %ok")
     b.label("err")
     b.do("ret i32 1")
