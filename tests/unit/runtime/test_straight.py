@@ -127,6 +127,19 @@ def test_a_recursion_given_up_on_runs_as_deep_as_cpython(jitted, tier):
         assert f(10, 5) == 10
 
 
+@pytest.mark.parametrize("tier", ["auto", "baseline", "opt"])
+def test_a_recursion_deoptimising_at_every_level_runs_as_deep_as_cpython(jitted, tier):
+    # each level's guard fails and tier 0 finishes it, called by the native code itself
+    # (no frame of tierjit's under tier 0's); never given up here
+    cpython = _max_depth(lambda n: _overflowing(n, 2**62))
+    f = jitted("_overflowing", tier=tier)
+    with tierjit.config.override(background=False, hot_calls=0, max_deopts=10**6):
+        assert f(10, 5) == 10
+        depth = cpython - SLACK
+        assert f(depth, 2**62) == 0
+        assert not any(s.gave_up for s in dispatcher_of(f).specs.values())
+
+
 def _two_types(n, x, y):
     return y if n == 0 else _two_types(n - 1, x, y) + ((x * 3) & 1)
 
