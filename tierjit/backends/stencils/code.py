@@ -11,7 +11,8 @@ Baseline code of one function is one region of the code arena:
 
 Deoptimisation calls `_Hooks.deopt(frame address, frame state)` (Python): it boxes the frame
 state's live values out of the frame and answers the tier-0 function that resumes the call
-(the dispatcher's `resume_function`, like the LLVM tier), which the deopt stub calls. Operations without a stencil call `_Hooks.pyop`.
+(the dispatcher's `resume_function`, like the LLVM tier), which the deopt stub calls.
+Operations without a stencil call `_Hooks.pyop`.
 """
 
 from __future__ import annotations
