@@ -379,30 +379,13 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         if spec.installed:
             spec.installed = False
             _entry.uninstall(self.entry)
-            self._straight_after_give_up()
+            from .straight import after_give_up
+            after_give_up(self)
         if self.tier == "auto" and self.specs.get(spec.arg_types) is spec:
             from .tierup import superseded
             superseded(self, spec.arg_types, False)
         record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                reason=why)
-
-    def _straight_after_give_up(self) -> None:
-        """No native code left: the calls run the original function straight from the
-        entry's slot (runtime.straight), as CPython would, rather than through this
-        dispatcher's Python frames (a recursion deoptimising at every level kept those).
-        Not under tier "auto" for a function with loops: its calls may run counting tier 0."""
-        from .shim import has_loops
-        native = any(s.runs_native or s.value_spec is not None and s.value_spec.runs_native
-                     for s in self.specs.values()) \
-            or any(self.__dict__.get("_baseline_codes", {}).values())
-        if native or self.tier == "auto" and has_loops(self.py_func.__code__):
-            return
-        if self.straight:            # straight until native code came, which is gone now
-            from .straight import settle
-            settle(self)
-            self.straight = None
-        if self.straight is None:
-            self.go_straight()
 
     # -- calling ----------------------------------------------------------------------------
     def call(self, *args, **kwargs):

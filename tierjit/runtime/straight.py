@@ -161,6 +161,25 @@ if hasattr(_os, "register_at_fork"):
     _os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def after_give_up(d) -> None:
+    """`d` has given up native code: with none left to run its calls, they run the original
+    function straight (a recursion deoptimising at every level would otherwise go through
+    the dispatcher's Python frames). Not under tier "auto" for a function with loops: its
+    calls may run counting tier 0. A straight phase that native code ended (until now) may
+    start again."""
+    from .shim import has_loops
+    native = any(s.runs_native or s.value_spec is not None and s.value_spec.runs_native
+                 for s in d.specs.values()) \
+        or any(d.__dict__.get("_baseline_codes", {}).values())
+    if native or d.tier == "auto" and has_loops(d.py_func.__code__):
+        return
+    if d.straight:              # straight until native code came, which is gone now
+        settle(d)
+        d.straight = None
+    if d.straight is None:
+        begin(d)
+
+
 def arm(d, n: int) -> None:
     """Count the calls made straight since the slot was last given calls, and give it `n`."""
     from .entry import set_straight, take_straight
@@ -190,7 +209,7 @@ def target(d, args: tuple, kwargs: dict):
     from .entry import is_entry, is_straight
     if not is_straight(d.entry):
         if is_entry(d.entry):                    # native code replaced the slot (until a
-            settle(d)                            # give-up: Dispatcher._straight_after_give_up)
+            settle(d)                            # give-up: after_give_up)
             d.straight = None
         return None                              # (a shim: begin is under way)
     arm(d, 0)
