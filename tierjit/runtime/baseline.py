@@ -126,7 +126,8 @@ def build(dispatcher, args: tuple) -> tuple:
     key = tuple(_types_of(args))
     codes = _codes(dispatcher)
     if key in codes:
-        return key, codes[key]
+        code = codes[key]
+        return key, None if code is not None and code.given_up else code
     if any(t is None for t in key):
         return key, None
     from .config import config
@@ -167,9 +168,13 @@ def _install(dispatcher, key, code) -> None:
            slot="switched" if ok else "unchanged")
 
     def give_up():
-        s = dispatcher.specs.get(key)
-        if s is None or s.native is None:
+        # (kept in _codes: its frames may be running, and a caller's baseline code may call
+        # it; the dispatcher's calls no longer run it)
+        code.given_up = True
+        if _slot(dispatcher) == code.entry_address:
             entry.uninstall(dispatcher.entry)
+        from .straight import after_give_up
+        after_give_up(dispatcher)
         record("give-up", dispatcher.__qualname__, _fmt_types(key), "baseline",
                reason="baseline code deoptimised max_deopts times")
     code.keepalive[0].on_give_up = give_up

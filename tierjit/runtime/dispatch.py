@@ -398,10 +398,19 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         for the calls the straight slot passes on (runtime.straight)."""
         self.calls += 1
         if self.straight:                        # runtime.straight: calls made from C
-            from .straight import target
-            f = target(self, args, kwargs)
-            if f is not None:
-                return f(*args, **kwargs)
+            if self.loops:
+                from .straight import enter, leave
+                f, token = enter(self, args, kwargs)
+                if f is not None:
+                    try:
+                        return f(*args, **kwargs)
+                    finally:
+                        leave(self, token, args, kwargs)
+            else:
+                from .straight import target
+                f = target(self, args, kwargs)
+                if f is not None:
+                    return f(*args, **kwargs)
         if self.cold:
             self.became_hot(None, None)
         if self.bypass:
@@ -409,17 +418,26 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         bound = self._positional(args, kwargs)
         if bound is None:
             return self.py_func(*args, **kwargs)
+        f = self._code_for(bound)
+        if f is not None:
+            return f(*bound)
+        return self.cold_target(bound, {})(*bound)
+
+    def _code_for(self, bound: tuple) -> "Callable | None":
+        """The native code that runs a call with these arguments (its specialisation's, a
+        value-specialised version's, adaptive baseline code), its build requested if their
+        types are new; None when there is none."""
         spec = self._spec_for(bound)
         if spec is not None:
             if spec.runs_native:
-                return spec.native.entry_callable(*bound)
+                return spec.native.entry_callable
             vs = spec.value_spec
             if vs is not None and vs.runs_native and _matches(bound, vs.values):
-                return vs.native.entry_callable(*bound)
+                return vs.native.entry_callable
             code = self.__dict__.get("_baseline_codes", {}).get(spec.arg_types)
-            if code is not None:                 # adaptive baseline (runtime/baseline.py)
-                return code.entry_callable(*bound)
-        return self.cold_target(bound, {})(*bound)
+            if code is not None and not code.given_up:   # adaptive baseline (runtime/baseline.py)
+                return code.entry_callable
+        return None
 
     def _call_now(self, *args, **kwargs):
         """tier="interp" / "opt": build the call's specialisation now and run it."""

@@ -75,6 +75,7 @@ class Shim:
         # The cold phase, inlined here so that a cold call costs one Python frame besides the
         # function's own (recursion depth!) and a few hundred nanoseconds.
         d = self.__tierjit_dispatcher__
+        timed = False
         if d.cold:
             n = d.calls = d.calls + 1
             if n > _config._calls_at or d.cold_seconds >= _config._seconds_at:
@@ -84,48 +85,46 @@ class Shim:
                 d.find_loops()
             if d.loops:
                 # a function with loops runs counting tier 0 (runtime.osr), decided before
-                # the clock starts: lowering it is not a cost of the call
+                # the clock starts: lowering it is not a cost of the call; after 8 timed
+                # calls, one call in 8 is timed
                 f = d.cold_target(args, kwargs)
-                if n > 8 and n & 7:            # after 8 timed calls, time one call in 8
-                    return f(*args, **kwargs)
-                if d.profile is not False and not kwargs:
+                timed = n <= 8 or not n & 7
+                if timed and d.profile is not False and not kwargs:
                     d.observe(args)            # the value profile samples the timed calls
-                start = _clock()
-                try:
-                    return f(*args, **kwargs)
-                finally:
-                    t = _clock() - start
-                    d.cold_seconds += t if n <= 8 else t * 8
-                    if t > d.longest_cold:
-                        d.longest_cold = t     # a long call is what OSR is for
-                    if d.cold_seconds >= _config._seconds_at:
-                        d.became_hot(args, kwargs)
-            # No loops: hot by count alone, so no clock (see ColdDispatcher.loops), and the
-            # value profile samples calls 16, 32, 64, ... and the last ones before that count:
-            # an argument that changes only every few hundred calls (the outer index of a
-            # loop nest calling the function) is seen to change. (Not the first calls: a
-            # function called a few times pays nothing.)
-            if (n > _config._observe_at or n >= 16 and not n & (n - 1)) \
-                    and d.profile is not False and not kwargs:
-                d.observe(args)
+            else:
+                # No loops: hot by count alone, so no clock (see ColdDispatcher.loops), and
+                # the value profile samples calls 16, 32, 64, ... and the last ones before
+                # that count: an argument that changes only every few hundred calls (the
+                # outer index of a loop nest calling the function) is seen to change. (Not
+                # the first calls: a function called a few times pays nothing.)
+                f = d.py_func
+                if (n > _config._observe_at or n >= 16 and not n & (n - 1)) \
+                        and d.profile is not False and not kwargs:
+                    d.observe(args)
         elif d.bypass:
             d.calls += 1
-            if d.counting is not False:
-                return d.cold_target(args, kwargs)(*args, **kwargs)
+            f = d.py_func if d.counting is False else d.cold_target(args, kwargs)
         else:
             return self.__tierjit_fallback__(*args, **kwargs)
-        # A cold or bypassed call of a function without loops. Nested in its own calls (a
-        # recursion), the function goes straight (runtime.straight): its deeper calls skip
-        # this frame, which costs CPython's recursion limit two levels. (Tried at NESTED,
-        # then at powers of two and DEEP: it may have to wait for the entry type.)
+        # Nested in its own cold calls (a recursion), the function goes straight
+        # (runtime.straight): deeper calls skip this frame, which costs CPython's recursion
+        # limit two levels. (Tried at NESTED, then at powers of two and DEEP: it may have to
+        # wait for the entry type.)
         k = d.nested
         if k >= _NESTED and d.straight is None and (not k & (k - 1) or k == _DEEP):
             d.go_straight()
-        d.nested += 1
+        d.nested = k + 1
+        if not timed:
+            try:
+                return f(*args, **kwargs)
+            finally:
+                d.nested -= 1
+        start = _clock()
         try:
-            return d.py_func(*args, **kwargs)
+            return f(*args, **kwargs)
         finally:
             d.nested -= 1
+            d.cold_timed(_clock() - start, n, args, kwargs)
 
     def __get__(self, obj: object, objtype: "type | None" = None) -> "Any":
         return self if obj is None else MethodType(self, obj)
@@ -287,11 +286,23 @@ class ColdDispatcher:
         self.profile: Any = None if tier == "auto" else False
         self.observed = 0
         # Straight calls (runtime.straight): cold or bypassed calls of the function running
-        # now (Shim.__call__), nested in each other; whether the entry's slot calls py_func
-        # straight (None: not tried yet); the calls the slot was last given.
+        # now (Shim.__call__, runtime.straight.enter), nested in each other; whether the
+        # entry's slot calls py_func straight (None: not tried yet); the calls the slot was
+        # last given.
         self.nested = 0
         self.straight: bool | None = None
         self.armed = 0
+        # A function with loops goes straight in sections: the calls nested in one running
+        # NESTED deep (runtime.straight.enter).
+        self.section = False
+
+    def cold_timed(self, t: float, n: int, args: tuple, kwargs: dict) -> None:
+        """The n-th cold call, one of those timed (the first 8, then one in 8), took t."""
+        self.cold_seconds += t if n <= 8 else t * 8
+        if t > self.longest_cold:
+            self.longest_cold = t              # a long call is what OSR is for
+        if self.cold_seconds >= _config._seconds_at:
+            self.became_hot(args, kwargs)
 
     def go_straight(self) -> None:
         """Call py_func from the entry's C slot from now on (runtime.straight)."""

@@ -75,7 +75,9 @@ def begin(d) -> None:
         whole = d.materialise()
         straight = entry.go_straight(whole.entry, whole.py_func)
         if straight:
-            arm(whole, _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
+            # (a function with loops: in sections, opened by enter)
+            arm(whole, 0 if whole.loops else
+                _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
         else:
             d.straight = False
     except Exception as e:      # the shim still runs the function correctly
@@ -145,7 +147,7 @@ class _EntryType:
             raise
 
 
-_lock = allocate_lock()
+_lock = allocate_lock()         # begin (once per dispatcher), arm and settle
 _asked = False
 _retry_at = 0.0          # no stencil library in the cache: when to look again
 RETRY_SECONDS = 0.1
@@ -164,15 +166,17 @@ if hasattr(_os, "register_at_fork"):
 def after_give_up(d) -> None:
     """`d` has given up native code: with none left to run its calls, they run the original
     function straight (a recursion deoptimising at every level would otherwise go through
-    the dispatcher's Python frames). Not under tier "auto" for a function with loops: its
-    calls may run counting tier 0. A straight phase that native code ended (until now) may
-    start again."""
-    from .shim import has_loops
+    the dispatcher's Python frames), in sections for a function with loops under tier
+    "auto" (whose calls may run counting tier 0). A straight phase that native code ended
+    (until now) may start again."""
     native = any(s.runs_native or s.value_spec is not None and s.value_spec.runs_native
                  for s in d.specs.values()) \
-        or any(d.__dict__.get("_baseline_codes", {}).values())
-    if native or d.tier == "auto" and has_loops(d.py_func.__code__):
+        or any(c is not None and not c.given_up
+               for c in d.__dict__.get("_baseline_codes", {}).values())
+    if native:
         return
+    if d.loops is None:
+        d.find_loops()
     if d.straight:              # straight until native code came, which is gone now
         settle(d)
         d.straight = None
@@ -183,9 +187,11 @@ def after_give_up(d) -> None:
 def arm(d, n: int) -> None:
     """Count the calls made straight since the slot was last given calls, and give it `n`."""
     from .entry import set_straight, take_straight
-    d.calls += d.armed - take_straight(d.entry)
-    d.armed = n
-    set_straight(d.entry, n)
+    with _lock:         # the slot's count and `armed` change together (threads: tests)
+        left = take_straight(d.entry)
+        d.calls += d.armed - left
+        d.armed = n
+        set_straight(d.entry, n)
 
 
 def settle(d) -> None:
@@ -193,9 +199,10 @@ def settle(d) -> None:
     numbers stats and explain show; the slot keeps the calls it has left)."""
     from .entry import is_entry, straight_left
     if is_entry(d.entry):
-        left = straight_left(d.entry)
-        d.calls += d.armed - left
-        d.armed = left
+        with _lock:
+            left = straight_left(d.entry)
+            d.calls += d.armed - left
+            d.armed = left
 
 
 def target(d, args: tuple, kwargs: dict):
@@ -226,6 +233,67 @@ def target(d, args: tuple, kwargs: dict):
     if d._ir_error is not None or d.bypass and d.counting is False:
         return d.py_func                         # nothing compiles, or not yet
     return None
+
+
+def enter(d, args: tuple, kwargs: dict):
+    """A call of a function with loops (tier "auto") that reached the dispatcher `d` (which
+    counted it) while it goes straight: (what the call runs, the token `leave` takes once it
+    is over), or (None, None) when the dispatcher's usual path is to make the call (native
+    code replaced the slot, or runs the call). It runs what the shim would have: the cold
+    target (the original function, counting tier 0 or baseline code for a long call),
+    timed and sampled as the shim does, or once the function is hot and has no native code
+    for the call, its cold target again. Made NESTED deep in such calls (a recursion), the
+    call opens a *section*: until it is over, the slot makes the calls nested in it straight
+    (counted: they are given up to the hot call, or BYPASS_CALLS once hot, then one reaches
+    here and gives the slot more). The first NESTED levels of a recursion keep every cold
+    call's treatment; the deeper ones cost CPython's depth."""
+    from .entry import is_entry, is_straight
+    if not is_straight(d.entry):
+        if is_entry(d.entry):                    # native code replaced the slot
+            settle(d)
+            d.straight = None
+        return None, None
+    if d.section:                                # the slot made calls: count them first
+        settle(d)
+    n = d.calls
+    timed = False
+    if d.cold:
+        if n <= _config._calls_at and d.cold_seconds < _config._seconds_at:
+            f = d.cold_target(args, kwargs)
+            timed = n <= 8 or not n & 7
+            if timed and d.profile is not False and not kwargs:
+                d.observe(args)
+        else:
+            d.became_hot(None, None)             # the hot call (its build: below)
+    if not d.cold:
+        if d.bypass or d._ir_error is not None:
+            f = d.py_func if d.counting is False else d.cold_target(args, kwargs)
+        else:
+            bound = d._positional(args, kwargs)
+            if bound is not None and d._code_for(bound) is not None:
+                return None, None
+            f = d.cold_target(args, kwargs)
+    k = d.nested
+    d.nested = k + 1
+    opened = k >= NESTED and not d.section
+    if opened or d.section:
+        # a section opens, or one open has given the slot's calls out: more
+        d.section = True
+        at = _config._calls_at
+        arm(d, max(0, int(at) - d.calls) if d.cold and at < _FAR else
+            _FAR if d.cold else BYPASS_CALLS)
+    return f, (opened, _clock() if timed else 0.0, n)
+
+
+def leave(d, token: tuple, args: tuple, kwargs: dict) -> None:
+    """The call `enter` gave `token` is over: its section closes, its time is counted."""
+    opened, start, n = token
+    d.nested -= 1
+    if opened:
+        d.section = False
+        arm(d, 0)                                # (a native slot ignores the count)
+    if start:
+        d.cold_timed(_clock() - start, n, args, kwargs)
 
 
 def _cold_calls(d, n: int) -> int:

@@ -65,6 +65,40 @@ def _threaded(n, k):
     return k if n == 0 else 1 + _threaded(n - 1, k)
 
 
+def _looping(n, m):
+    t = 0
+    for i in range(m):                 # a loop: the function goes straight in sections
+        t += i
+    return t if n == 0 else t + _looping(n - 1, m)
+
+
+def _looping_unsupported(n):
+    d = {"k": 1}
+    t = 0
+    for i in range(2):
+        t += d["k"]
+    return t if n == 0 else t + _looping_unsupported(n - 1)
+
+
+def _looping_overflowing(n, x):
+    t = 0
+    for i in range(2):
+        t += i
+    if n == 0:
+        return t
+    y = x * 3
+    return _looping_overflowing(n - 1, x) + (y & 1) + t
+
+
+def _looping_raising(n, at):
+    t = 0
+    for i in range(2):
+        t += i
+    if n == at:
+        raise ValueError(n)
+    return t if n == 0 else t + _looping_raising(n - 1, at)
+
+
 @pytest.fixture
 def jitted():
     """Jit a module-level function in place (its recursion goes through the global name).
@@ -255,6 +289,109 @@ def test_threads_recursing_at_once(jitted):
     assert dispatcher_of(f).cold           # (a call passed on mid-way is not the hot call)
     assert tierjit.stats()["functions"][dispatcher_of(f).__qualname__]["calls"] == sum(
         i % 50 + 1 for i in range(300)) * 4
+
+
+# -- functions with loops: straight in sections (runtime.straight.enter) -------------------------
+
+def test_a_cold_recursion_with_loops_runs_as_deep_as_cpython(jitted):
+    cpython = _max_depth(lambda n: _looping(n, 2))
+    f = jitted("_looping")
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        depth = _max_depth(lambda n: f(n, 2))
+        assert depth >= cpython - SLACK
+        assert f(depth, 2) == depth + 1
+    d = dispatcher_of(f)
+    assert d.cold and d.straight is True and entry.is_straight(f)
+    # sections close: no calls left in the slot, no nesting left over
+    assert not d.section and d.nested == 0 and entry.straight_left(f) == 0
+    assert "straight from the entry's C slot" in tierjit.explain(f)
+
+
+def test_calls_in_sections_are_counted_and_get_the_function_hot(jitted):
+    f = jitted("_looping")
+    with tierjit.config.override(hot_calls=1000, hot_seconds=None, background=False):
+        for _ in range(10):
+            assert f(49, 3) == 150
+        d = dispatcher_of(f)
+        assert d.cold and d.straight is True
+        d.settle()
+        assert d.calls == 500
+        assert f(600, 3) == 1803                  # the hot call is made in a section
+        assert not d.cold and d.hot_after == 1000
+        d.settle()
+        assert d.calls == 1001                    # (native code's calls are not counted)
+        assert not entry.is_straight(f)           # native code (built at the hot call)
+        assert f(900, 3) == 2703 and f(5, 4) == 36
+
+
+def test_shallow_calls_keep_the_cold_treatment(jitted):
+    # once the function goes straight, a call that is not nested in a section still runs
+    # counting tier 0 and moves into native code by OSR
+    f = jitted("_looping")
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=0.0,
+                                 osr_backedges=100, background=False):
+        assert f(30, 2) == 31
+        assert entry.is_straight(f)
+        assert f(0, 50_000) == sum(range(50_000))        # (not long enough to predict)
+    assert any(e["kind"] == "osr" and e["function"] == dispatcher_of(f).__qualname__
+               for e in tierjit.stats()["events"])
+
+
+def test_an_exception_in_a_section_closes_it(jitted):
+    f = jitted("_looping_raising")
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        for at in (5, 20, 300):
+            with pytest.raises(ValueError, match=str(at)):
+                f(400, at)
+        d = dispatcher_of(f)
+        assert d.straight is True and not d.section and d.nested == 0
+        assert f(400, -1) == 401
+
+
+@pytest.mark.parametrize("tier", ["auto", "baseline", "opt", "interp"])
+def test_a_function_with_loops_that_does_not_compile_recurses_as_deep(jitted, tier):
+    cpython = _max_depth(_looping_unsupported)
+    f = jitted("_looping_unsupported", tier=tier)
+    with tierjit.config.override(background=False):
+        for _ in range(3):                         # cold, the hot call, then hot
+            assert _max_depth(f) >= cpython - SLACK
+        assert f(300) == 602
+
+
+@pytest.mark.parametrize("tier", ["auto", "baseline", "opt"])
+def test_a_recursion_with_loops_given_up_on_runs_as_deep(jitted, tier):
+    cpython = _max_depth(lambda n: _looping_overflowing(n, 2**62))
+    f = jitted("_looping_overflowing", tier=tier)
+    with tierjit.config.override(background=False, hot_calls=0, max_deopts=20):
+        assert f(10, 5) == 21
+        assert f(40, 2**62) == 41
+        depth = cpython - SLACK
+        assert f(depth, 2**62) == depth + 1 and f(depth, 2**62) == depth + 1
+        assert f(10, 5) == 21
+
+
+def test_threads_recursing_with_loops_at_once(jitted):
+    f = jitted("_looping")
+    errors, results = [], []
+
+    def work(k):
+        try:
+            for i in range(200):
+                results.append(f(i % 40, k) == (i % 40 + 1) * (k * (k - 1) // 2))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(2, 6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    d = dispatcher_of(f)
+    assert not errors and len(results) == 800 and all(results)
+    assert d.cold and not d.section and d.nested == 0
+    d.settle()
+    assert d.calls == sum(i % 40 + 1 for i in range(200)) * 4
 
 
 def _fresh(code: str, tmp_path: Path) -> str:

@@ -63,6 +63,7 @@ class BaselineCode:
     fn: object = None                          # the typed IR it was made from
     return_type: object = None
     frame_bytes: int = 0
+    given_up: bool = False     # it deoptimised max_deopts times: no calls run it any more
 
     def body_depth(self) -> int:
         """The running calls' count (codemem.Arena.active) that the body of a call of this
