@@ -17,6 +17,7 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
 # runtime.straight, as explain shows it
 _STRAIGHT = ("its calls run the function straight from the entry's C slot (a recursion: "
              "CPython's recursion depth)")
+_SECTIONS = "; those nested 8 deep in its own calls (it has loops)"    # (straight.NESTED)
 
 
 class Introspection:
@@ -65,7 +66,9 @@ class Introspection:
         lines = [f"{self.__qualname__} (tier={self.tier}):"]
         if self.straight:
             from .entry import is_straight
-            straight = ["  " + _STRAIGHT] if is_straight(self.entry) else []
+            sections = self.loops and self.tier == "auto" and self._ir_error is None
+            straight = ["  " + _STRAIGHT + _SECTIONS * bool(sections)] \
+                if is_straight(self.entry) else []
         else:
             straight = []
         try:

@@ -5,7 +5,7 @@ A cold call of a tier="auto" function passes through the shim's `__call__` (runt
 and CPython counts a call of an object's `__call__` three times against the recursion limit
 (the C call, the `__call__` frame, the function's frame) where a plain call counts once: a
 recursion that CPython runs 990 levels deep raised RecursionError at about 330. So when a
-function without loops is found nested in its own cold calls (a recursion), its shim becomes
+function is found nested in its own cold calls (a recursion), its shim becomes
 an entry (runtime.entry) whose slot is the *straight* slot (backends/stencils/shared_ir.py):
 it calls the original function (`target`) by vectorcall, counting down the calls it may make
 (`straight`), then calls the fallback, the dispatcher, once. The dispatcher counts the calls
@@ -18,8 +18,11 @@ Once the function is hot, the slot makes BYPASS_CALLS calls between two the disp
 (which may bring argument types to compile) until installed native code replaces the slot: a
 function that cannot be compiled keeps CPython's depth for good.
 
-Only a function without loops goes straight: the cold calls of one with loops are timed and
-may run counting tier 0 (runtime.watch, runtime.osr), which a straight call would skip.
+A function with loops goes straight in sections (`enter`): its cold calls are timed and may
+run counting tier 0 (runtime.watch, runtime.osr) or baseline code, which a straight call
+would skip; so only the calls nested in one NESTED deep go straight, and the dispatcher
+treats the others as the shim did.
+
 Going straight needs the entry type (runtime.entry), whose start-up takes ~20 ms the first
 time in a process. So the first recursion asks the compiler thread to make it and goes on
 through the shim, going straight once it is there; only a recursion that gets DEEP before
@@ -48,8 +51,8 @@ BYPASS_CALLS = 1024
 
 
 def begin(d) -> None:
-    """Make the shim of `d` (a dispatcher in its cold phase or bypass, without loops) call
-    the original function straight; `d.straight` says whether it does (True), cannot
+    """Make the shim of `d` (a dispatcher in its cold phase or bypass) call the original
+    function straight (in sections, with loops); `d.straight` says whether it does (True), cannot
     (False) or is to be asked again at its next nested call (None: waiting for the entry
     type or the stencil library). Called by the shim at NESTED nested calls, then at powers
     of two and at DEEP."""
@@ -255,6 +258,9 @@ def enter(d, args: tuple, kwargs: dict):
         return None, None
     if d.section:                                # the slot made calls: count them first
         settle(d)
+    if d._ir_error is not None and not d.cold:
+        arm(d, BYPASS_CALLS)                     # nothing compiles: every call, as target
+        return d.py_func, None
     n = d.calls
     timed = False
     if d.cold:
@@ -266,7 +272,7 @@ def enter(d, args: tuple, kwargs: dict):
         else:
             d.became_hot(None, None)             # the hot call (its build: below)
     if not d.cold:
-        if d.bypass or d._ir_error is not None:
+        if d.bypass:
             f = d.py_func if d.counting is False else d.cold_target(args, kwargs)
         else:
             bound = d._positional(args, kwargs)
@@ -287,6 +293,8 @@ def enter(d, args: tuple, kwargs: dict):
 
 def leave(d, token: tuple, args: tuple, kwargs: dict) -> None:
     """The call `enter` gave `token` is over: its section closes, its time is counted."""
+    if token is None:
+        return
     opened, start, n = token
     d.nested -= 1
     if opened:

@@ -22,6 +22,30 @@ PROGRAMS = [
                 return 0
             return d["k"] + f(n - 1)
         """, [(10,), (700,), (700,), (0,)]),
+    # the same with a loop, compiled or not: it goes straight in sections (the calls nested
+    # 8 deep in its own calls), whose first levels keep the cold calls' treatment (400 deep:
+    # tier "interp" runs tier 0 through the dispatcher, two levels a call)
+    program("fb_deep_recursion_with_loops", """
+        @jit
+        def f(n, m):
+            t = 0
+            for i in range(m):
+                t += i
+            if n == 0:
+                return t
+            return t + f(n - 1, m)
+
+        @jit
+        def g(n):
+            d = {"k": 1}
+            t = 0
+            for i in range(2):
+                t += d["k"]
+            return t if n == 0 else t + g(n - 1)
+
+        def main(n):
+            return f(n, 3), g(n)
+        """, [(10,), (400,), (400,), (0,), (400,)], entry="main"),
     program("fb_try_except", """
         @jit
         def f(x):
