@@ -84,12 +84,14 @@ _TPFLAGS_DEFAULT = 1 << 18  # Py_TPFLAGS_HAVE_VERSION_TAG
 class _Runtime:
     """The entry type plus the addresses of its compiled slot functions (one per process)."""
 
-    __slots__ = ("clear", "forward", "straight", "type", "upgrade")
+    __slots__ = ("clear", "forward", "stack", "straight", "type", "upgrade")
 
-    def __init__(self, tp: type, forward: int, straight: int, clear: int, upgrade: int) -> None:
+    def __init__(self, tp: type, forward: int, straight: int, clear: int, upgrade: int,
+                 stack: int) -> None:
         self.type = tp
         self.forward = forward
         self.straight = straight
+        self.stack = stack  # runtime/cstack.py: the C stack check, for the LLVM tier's entries
         self.clear = clear  # exposed for tests that exercise tp_clear directly
         self.upgrade = upgrade  # runtime/shim.py: a shim becomes an entry in place
 
@@ -173,7 +175,7 @@ def _build_runtime() -> _Runtime:
     _install_python_level(tp)
     _freeze(tp)
     return _Runtime(tp, address["forward"], address["straight"], address["clear"],
-                    address["upgrade"])
+                    address["upgrade"], address["stack"])
 
 
 def _install_python_level(tp: type) -> None:
@@ -223,6 +225,12 @@ def upgrade_address() -> int:
     """Address of `void upgrade(PyObject *shim, PyTypeObject *entry_type, void *slot)`:
     stores the slot, then switches the object's type (runtime/shim.py)."""
     return _get_runtime().upgrade
+
+
+def stack_check_address() -> int:
+    """Address of `int stack(void)`: is there C stack left for another call of a jitted
+    function (runtime/cstack.py)? 0 with RecursionError set if not."""
+    return _get_runtime().stack
 
 
 def forwarder_address() -> int:

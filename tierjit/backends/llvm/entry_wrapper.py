@@ -32,6 +32,9 @@ def entry_function(core, name: str) -> str:
     params = core.fn.entry.params
     ret = core.ret_type
     g.lines.append("entry:")
+    # C stack left for the call (runtime/cstack.py), else RecursionError
+    room = g.emit(f"call i32 inttoptr (i64 {entry_mod.stack_check_address()} to ptr)()")
+    g.check(g.emit(f"icmp ne i32 {room}, 0"), "error")
     n = g.emit("and i64 %nargsf, 9223372036854775807")
     ok_n = g.emit(f"icmp eq i64 {n}, {len(params)}")
     ok_kw = g.emit("icmp eq ptr %kwnames, null")

@@ -341,7 +341,10 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     region.write(0, bytes(buf))
     region.seal()
     ext = {name: region.address + 16 * k for k, name in enumerate(cfuncs)}
-    out = emit(lib, [("enter", {"K3": active_counter}), ("entry", {"E": fallback_offset, "K3": active_counter}),
+    from ...runtime import cstack
+    out = emit(lib, [("enter", {"K3": active_counter}),
+                     ("entry", {"E": fallback_offset, "K3": active_counter,
+                                "KS": cstack.cell_address()}),
                      ("deopt", {"K2": id(None)}),
                      ("signals", {"K3": ctypes.addressof(gil.STATE)})], b"",
                ext)
@@ -355,8 +358,8 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
     return ext
 
 
-_ENTRY_TYPE_SLOTS = ("forward", "straight", "new", "dealloc", "traverse", "clear", "descr_get",
-                     "upgrade")
+_ENTRY_TYPE_SLOTS = ("forward", "straight", "stack", "new", "dealloc", "traverse", "clear",
+                     "descr_get", "upgrade")
 
 
 def entry_type_slots(lib: Library, offsets: dict[str, int]) -> dict[str, int]:
@@ -365,8 +368,9 @@ def entry_type_slots(lib: Library, offsets: dict[str, int]) -> dict[str, int]:
     (A ... G, TA ... TC). Called once per process (runtime/entry.py); no LLVM runs."""
     message = ctypes.create_string_buffer(
         b"tierjit.Function() takes exactly 2 arguments (dispatcher, fallback)")
+    from ...runtime import cstack
     holes = dict(offsets, K=Label(0), K2=id(None), K3=c_address("PyExc_TypeError"),
-                 K4=ctypes.addressof(message))
+                 K4=ctypes.addressof(message), KS=cstack.cell_address())
     out = emit(lib, [(f"type_{name}", holes) for name in _ENTRY_TYPE_SLOTS], b"")
     _keep.extend((out, message))
     for k, name in enumerate(_ENTRY_TYPE_SLOTS):

@@ -169,12 +169,17 @@ none:
 
 define ptr @st_entry(ptr %self, ptr %args, i64 %nargsf, ptr %kw, ptr %fd) #0 {
 entry:
+  %out = alloca [16 x i64], align 16
+  %ovf = alloca i32, align 4
+  %room = call i1 @stack_ok()
+  br i1 %room, label %start, label %full
+full:
+  ret ptr null
+start:
   %desc.p = getelementptr i64, ptr %fd, i64 6
   %desc = load ptr, ptr %desc.p, align 8
   %rdesc.p = getelementptr i64, ptr %fd, i64 7
   %rdesc = load ptr, ptr %rdesc.p, align 8
-  %out = alloca [16 x i64], align 16
-  %ovf = alloca i32, align 4
   %nargs = and i64 %nargsf, 9223372036854775807
   %want = load i64, ptr %desc, align 8
   %nslots.p = getelementptr i64, ptr %desc, i64 1
@@ -185,8 +190,8 @@ entry:
   %ok = and i1 %n.ok, %kw.ok
   br i1 %ok, label %loop, label %fallback
 loop:
-  %i = phi i64 [0, %entry], [%i2, %next]
-  %slot = phi i64 [0, %entry], [%slot2, %next]
+  %i = phi i64 [0, %start], [%i2, %next]
+  %slot = phi i64 [0, %start], [%slot2, %next]
   %more = icmp ult i64 %i, %nargs
   br i1 %more, label %arg, label %call
 arg:
@@ -434,6 +439,64 @@ fallback:
 """
 
 
+# i1 stack_ok(): is this thread's stack pointer above its limit (runtime/cstack.py)? If not,
+# RecursionError is set. The hole KS is runtime/cstack.py's cell: the pthread key holding the
+# thread's limit (i32), the margin (i64), the RecursionError type and the message. A thread's
+# first check finds its limit: the lowest address of its stack (pthread_getattr_np) plus the
+# margin, at most half its size; 1 (never) where the stack is not known. Inlined into every
+# C entry of a jitted function (and st_type_stack, for the LLVM tier's entries).
+STACK_OK = r"""
+define internal i1 @stack_ok() alwaysinline #0 {
+entry:
+  %attr = alloca [128 x i8], align 16
+  %lo.p = alloca i64, align 8
+  %size.p = alloca i64, align 8
+  %sp.p = call ptr @llvm.stacksave.p0()
+  %sp = ptrtoint ptr %sp.p to i64
+  %key = load i32, ptr @KS, align 8
+  %lim.p = call ptr @pthread_getspecific(i32 %key)
+  %lim = ptrtoint ptr %lim.p to i64
+  %fresh = icmp eq i64 %lim, 0
+  br i1 %fresh, label %first, label %compare, !prof !0
+first:
+  %self = call i64 @pthread_self()
+  %rc = call i32 @pthread_getattr_np(i64 %self, ptr %attr)
+  %got = icmp eq i32 %rc, 0
+  br i1 %got, label %bounds, label %keep
+bounds:
+  %rc2 = call i32 @pthread_attr_getstack(ptr %attr, ptr %lo.p, ptr %size.p)
+  %rc3 = call i32 @pthread_attr_destroy(ptr %attr)
+  %lo = load i64, ptr %lo.p, align 8
+  %size = load i64, ptr %size.p, align 8
+  %half = lshr i64 %size, 1
+  %m.p = getelementptr i8, ptr @KS, i64 8
+  %m = load i64, ptr %m.p, align 8
+  %small = icmp ult i64 %half, %m
+  %margin = select i1 %small, i64 %half, i64 %m
+  %bound = add i64 %lo, %margin
+  br label %keep
+keep:
+  %new = phi i64 [%bound, %bounds], [1, %first]
+  %new.p = inttoptr i64 %new to ptr
+  %rc4 = call i32 @pthread_setspecific(i32 %key, ptr %new.p)
+  br label %compare
+compare:
+  %limit = phi i64 [%lim, %entry], [%new, %keep]
+  %full = icmp ule i64 %sp, %limit
+  br i1 %full, label %no, label %yes, !prof !0
+no:
+  %e.p = getelementptr i8, ptr @KS, i64 16
+  %e = load ptr, ptr %e.p, align 8
+  %msg.p = getelementptr i8, ptr @KS, i64 24
+  %msg = load ptr, ptr %msg.p, align 8
+  call void @PyErr_SetString(ptr %e, ptr %msg)
+  ret i1 false
+yes:
+  ret i1 true
+}
+"""
+
+
 # The C slots of the native entry type (runtime/entry.py: tierjit.Function), and the
 # function that turns a shim into an entry in place (runtime/shim.py), made once per
 # process from the library like the routines above, so that the type exists without LLVM.
@@ -447,10 +510,23 @@ ENTRY_TYPE = r"""
 ; The generic slot: self->fallback(*args, **kwnames).  Borrowing fallback is safe: it only
 ; changes in tp_clear, which never runs while a caller still holds the entry.
 define ptr @st_type_forward(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) #0 {
+entry:
+  %room = call i1 @stack_ok()
+  br i1 %room, label %call, label %full
+call:
   %pf = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @C to i64)
   %f = load ptr, ptr %pf, align 8
   %r = tail call ptr @PyObject_Vectorcall(ptr %f, ptr %args, i64 %nargsf, ptr %kwnames)
   ret ptr %r
+full:
+  ret ptr null
+}
+
+; i32 stack(): stack_ok, for the LLVM tier's entries (backends/llvm/entry_wrapper.py)
+define i32 @st_type_stack() #0 {
+  %room = call i1 @stack_ok()
+  %r = zext i1 %room to i32
+  ret i32 %r
 }
 
 ; The straight slot (runtime/straight.py): while calls are left, self->target(*args,
@@ -459,6 +535,11 @@ define ptr @st_type_forward(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) #0 
 ; (which first takes the calls away) drops it.
 define ptr @st_type_straight(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) #0 {
 entry:
+  %room = call i1 @stack_ok()
+  br i1 %room, label %count, label %full
+full:
+  ret ptr null
+count:
   %pc = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @G to i64)
   %c = load i64, ptr %pc, align 8
   %left = icmp sgt i64 %c, 0

@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 
 from ..gil import OFFER_IR as _GIL_OFFER
-from .shared_ir import (ENTRY, ENTRY_TYPE, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
+from .shared_ir import (ENTRY, ENTRY_TYPE, STACK_OK, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
                         K_NPINT, K_TUPLE, K_UNION, POLL_EVERY, PROLOGUE)
 
 SMALL_HOLES = ("A", "B", "C", "D", "E", "F", "G", "TA", "TB", "TC")
@@ -72,6 +72,13 @@ C_FUNCTIONS = {
     "PyDict_Size": "declare i64 @PyDict_Size(ptr)",
     "PyErr_SetString": "declare void @PyErr_SetString(ptr, ptr)",
     "PyMethod_New": "declare ptr @PyMethod_New(ptr, ptr)",
+    # stack_ok (shared_ir.STACK_OK)
+    "pthread_getspecific": "declare ptr @pthread_getspecific(i32)",
+    "pthread_setspecific": "declare i32 @pthread_setspecific(i32, ptr)",
+    "pthread_self": "declare i64 @pthread_self()",
+    "pthread_getattr_np": "declare i32 @pthread_getattr_np(i64, ptr)",
+    "pthread_attr_getstack": "declare i32 @pthread_attr_getstack(ptr, ptr, ptr)",
+    "pthread_attr_destroy": "declare i32 @pthread_attr_destroy(ptr)",
 }
 LIBM_1 = ("exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
           "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt")
@@ -1066,7 +1073,7 @@ def _prologue() -> None:
 
 def _entry() -> None:
     _STENCILS["entry"] = ENTRY.lstrip("\n")
-    _STENCILS["type"] = ENTRY_TYPE.lstrip("\n")
+    _STENCILS["type"] = STACK_OK + ENTRY_TYPE
 
 
 def _thunks() -> None:
@@ -1181,7 +1188,7 @@ def module_text(triple: str, data_layout: str) -> str:
     parts = [f'target triple = "{triple}"', f'target datalayout = "{data_layout}"']
     parts += [f"@{h} = external dso_local global i8" for h in SMALL_HOLES]
     parts += [f'@{h} = external dso_local global i8, code_model "large"'
-              for h in LARGE_HOLES + ("K3", "K4")]
+              for h in LARGE_HOLES + ("K3", "K4", "KS")]
     parts += [f"declare dso_local i32 @{h}(ptr, i64, i64, double, i64, double)"
               for h in JUMP_HOLES]
     parts.append("declare dso_local i32 @ENTER(ptr, ptr, ptr)")

@@ -1,0 +1,81 @@
+"""The C stack check of every C entry of a jitted function (runtime/cstack.py): with the
+recursion limit raised past what the C stack holds, a recursion through jitted calls raises
+RecursionError, under every tier and on a thread with a small stack, where it overflowed the
+C stack (a segfault). Each case runs in a fresh process: a failure must not take the test run
+down with it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _run(code: str, tmp_path: Path) -> str:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("TIERJIT_")}
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(code))
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=environ,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    return done.stdout
+
+
+@pytest.mark.parametrize("tier", ["auto", "opt", "baseline", "interp"])
+def test_a_recursion_deeper_than_the_c_stack_raises_recursion_error(tier, tmp_path):
+    out = _run(f"""
+        import sys
+        import tierjit
+        sys.setrecursionlimit(10**6)
+
+        @tierjit.jit(tier={tier!r})
+        def f(n):
+            return 0 if n == 0 else 1 + f(n - 1)
+
+        @tierjit.jit(tier={tier!r})
+        def g(n):
+            t = 0
+            for i in range(2):
+                t += i
+            return t if n == 0 else t + g(n - 1)
+
+        for h in (f, g, f):
+            try:
+                h(200_000)
+            except RecursionError as e:
+                print("RecursionError", "C stack" in str(e))
+            assert h(3000) > 0 and h(10) > 0      # and the functions go on working
+        """, tmp_path)
+    assert out.split("\n")[:3] == ["RecursionError True"] * 3
+
+
+def test_a_thread_with_a_small_stack(tmp_path):
+    out = _run("""
+        import sys, threading
+        import tierjit
+        sys.setrecursionlimit(10**6)
+
+        @tierjit.jit
+        def f(n):
+            return 0 if n == 0 else 1 + f(n - 1)
+
+        seen = []
+        def work():
+            try:
+                f(100_000)
+            except RecursionError:
+                seen.append("RecursionError")
+            seen.append(f(50))
+        threading.stack_size(512 * 1024)
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+        print(seen)
+        """, tmp_path)
+    assert out.strip() == "['RecursionError', 50]"
