@@ -176,7 +176,7 @@ def _install(dispatcher, key, code) -> None:
         from .straight import after_give_up
         after_give_up(dispatcher)
         record("give-up", dispatcher.__qualname__, _fmt_types(key), "baseline",
-               reason="baseline code deoptimised max_deopts times")
+               owner=dispatcher, reason="baseline code deoptimised max_deopts times")
     code.keepalive[0].on_give_up = give_up
 
 

@@ -385,7 +385,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             from .tierup import superseded
             superseded(self, spec.arg_types, False)
         record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
-               reason=why)
+               owner=self, reason=why)
 
     # -- calling ----------------------------------------------------------------------------
     def call(self, *args, **kwargs):

@@ -39,12 +39,15 @@ class Event:
     """One thing the JIT did: analogous to a line of -XX:+PrintCompilation output."""
 
     __slots__ = ("seq", "time", "kind", "function", "types", "tier", "thread", "seconds",
-                 "detail")
+                 "detail", "owner")
 
     def __init__(self, kind: str, function: str, types: str, tier: str, seconds: float,
-                 detail: "dict[str, Any]") -> None:
+                 detail: "dict[str, Any]", owner: object = None) -> None:
         import threading
         self.seq = next(_seq)
+        # id() of the dispatcher the event is about, where one is named: functions of one
+        # qualname (a closure made again, a module reloaded) are told apart (explain)
+        self.owner = None if owner is None else id(owner)
         self.time = time.perf_counter() - _T0
         self.kind, self.function, self.types, self.tier = kind, function, types, tier
         self.thread = threading.current_thread().name
@@ -76,9 +79,10 @@ _pause = {"max_seconds": 0.0, "total_seconds": 0.0, "count": 0}
 
 
 def record(kind: "Kind", function: str, types: str = "", tier: str = "", seconds: float = 0.0,
-           **detail: "Any") -> "Event":
-    """Append an event to the log (and print it when logging is on)."""
-    ev = Event(kind, function, types, tier, seconds, detail)
+           owner: object = None, **detail: "Any") -> "Event":
+    """Append an event to the log (and print it when logging is on); `owner`: the
+    dispatcher it is about."""
+    ev = Event(kind, function, types, tier, seconds, detail, owner)
     _log.append(ev)
     if config.log:
         try:

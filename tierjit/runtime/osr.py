@@ -96,7 +96,7 @@ class OsrEntries:
             if code is None:
                 return _waiting() if not spec.built else NOT_READY
         self.transfers += 1
-        record("osr", d.__qualname__, dispatch._fmt_types(types), tier,
+        record("osr", d.__qualname__, dispatch._fmt_types(types), tier, owner=d,
                line=self.points[header].line, header=header)
         if tier == "baseline":             # whose loops may move on into LLVM's code
             from .tierup import watched

@@ -52,8 +52,8 @@ BYPASS_CALLS = 1024
 
 def begin(d) -> None:
     """Make the shim of `d` (a dispatcher in its cold phase or bypass) call the original
-    function straight (in sections, with loops); `d.straight` says whether it does (True), cannot
-    (False) or is to be asked again at its next nested call (None: waiting for the entry
+    function straight (in sections, with loops); `d.straight` says whether it does (True),
+    cannot (False) or is to be asked again at its next nested call (None: waiting for the entry
     type or the stencil library). Called by the shim at NESTED nested calls, then at powers
     of two and at DEEP."""
     from . import entry, shim

@@ -172,8 +172,8 @@ class Climb:
                         self.ready.remove(ex)
                     ex.close()
                 return STAY
-            record("osr", name, shown, spec.tier, line=point.line, header=point.header,
-                   from_tier="baseline")
+            record("osr", name, shown, spec.tier, owner=d, line=point.line,
+                   header=point.header, from_tier="baseline")
             self.moved += 1
             ex.taken += 1
             try:

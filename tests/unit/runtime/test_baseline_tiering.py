@@ -76,6 +76,32 @@ def test_private_baseline_code_deopts_and_gives_up():
     assert code.entry_callable(2.5) == 6.25          # another type: the fallback
 
 
+def _make_square():
+    def sq(x):
+        return x * x
+    return sq
+
+
+def test_baseline_code_given_up_runs_no_more_calls():
+    """Adaptive baseline code given up at max_deopts leaves the slot, and the dispatcher no
+    longer hands it calls (it stays alive: a frame may still run it); explain lists the
+    give-up for that function only, not for another of the same qualname."""
+    f, other = tierjit.jit(_make_square()), tierjit.jit(_make_square())
+    d = dispatcher_of(f)
+    key = (tierjit.types.lattice.INT,)
+    code = baseline.build_private(d, key)
+    baseline._install(d, key, code)
+    assert entry.get_slot(f) == code.entry_address and f(9) == 81
+    with tierjit.config.override(max_deopts=3, hot_calls=None, hot_seconds=None):
+        for k in range(3):
+            assert f(2**40 + k) == (2**40 + k) ** 2
+        assert code.given_up and entry.get_slot(f) != code.entry_address
+        assert baseline.build(d, (7,)) == (key, None)
+        assert f(2**40) == 2**80 and f(7) == 49
+    assert "baseline code deoptimised max_deopts times" in tierjit.explain(f)
+    assert "gave up" not in tierjit.explain(other)
+
+
 def _scaled_sum(v, k):
     s = 0
     for i in range(len(v)):

@@ -40,8 +40,8 @@ from __future__ import annotations
 import itertools
 
 from ..gil import OFFER_IR as _GIL_OFFER
-from .shared_ir import (ENTRY, ENTRY_TYPE, STACK_OK, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
-                        K_NPINT, K_TUPLE, K_UNION, POLL_EVERY, PROLOGUE)
+from .shared_ir import (ENTRY, ENTRY_TYPE, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
+                        K_NPINT, K_TUPLE, K_UNION, POLL_EVERY, PROLOGUE, STACK_OK)
 
 SMALL_HOLES = ("A", "B", "C", "D", "E", "F", "G", "TA", "TB", "TC")
 LARGE_HOLES = ("K", "K2")
