@@ -9,14 +9,15 @@ native code. Each level of a recursion through them takes C stack, ~200 to 900 b
 such a recursion ended in a segfault where CPython runs it.
 
 So every C entry of a jitted function (the entry type's call slots, the baseline tier's entry
-routine, the LLVM tier's entry wrappers) first compares the stack pointer with its thread's
-limit and raises RecursionError past it: the error CPython raises at its own limit, at a depth
-the stack's size sets rather than `sys.getrecursionlimit()`. The limit is the lowest address
-of the thread's stack plus MARGIN (at most half the stack), kept per thread under a pthread
-key, found at the thread's first check with pthread_getattr_np (`stack_ok`,
-backends/stencils/shared_ir.py). MARGIN is what may run between two checks: the native calls
-nested below an entry (backends/nesting.py bounds them at 2 MB) and whatever C code the
-program calls.
+routine, the LLVM tier's entry wrappers) first checks that the stack pointer is not within
+MARGIN bytes (at most half the stack) of the lowest address of its thread's stack, and raises
+RecursionError if it is: the error CPython raises at its own limit, at a depth the stack's
+size sets rather than `sys.getrecursionlimit()`. The thread's bound is kept under a pthread
+key, found at its first check with pthread_getattr_np (`stack_ok`,
+backends/stencils/shared_ir.py); a stack pointer outside the thread's stack (a coroutine
+library running code on stacks of its own) passes. MARGIN is what may run between two checks:
+the native calls nested below an entry (backends/nesting.py bounds them at 2 MB) and whatever
+C code the program calls.
 
 Analogue: CPython 3.12's C recursion limit, and 3.14's check of the stack pointer.
 """

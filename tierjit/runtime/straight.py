@@ -46,6 +46,13 @@ NESTED = 8
 # levels by then).
 DEEP = 48
 
+# Nested cold calls through the shim before a recursion builds the stencil library (or waits
+# for the compiler thread building it) rather than go on without one: LLVM seconds, recorded
+# as a pause, where the alternative is a C stack overflow (each nested call through the shim
+# takes ~1 KB of C stack, which no check guards; reached only with sys.setrecursionlimit
+# raised past 3 * SHIM_MAX). A power of two (the shim asks at powers of two).
+SHIM_MAX = 1024
+
 # Once the function is hot: straight calls between two the dispatcher sees.
 BYPASS_CALLS = 1024
 
@@ -60,7 +67,7 @@ def begin(d) -> None:
     if not (entry.AVAILABLE and shim.LAYOUT_OK):
         d.straight = False
         return
-    if entry._runtime is None:
+    if entry._runtime is None and d.nested < SHIM_MAX:
         waiting = _entry_type_in_background()
         if waiting and d.nested < DEEP or _clock() < _retry_at:
             return
@@ -72,7 +79,7 @@ def begin(d) -> None:
         d.straight = True
     straight = False
     try:
-        if entry._runtime is None and not _make_entry_type():
+        if entry._runtime is None and not _make_entry_type(d.nested >= SHIM_MAX):
             d.straight = None                # asked again, at a later nested call
             return
         whole = d.materialise()
@@ -101,16 +108,17 @@ def _too_deep(e: BaseException) -> bool:
         type(e).__name__ == "ArgumentError"
 
 
-def _make_entry_type() -> bool:
+def _make_entry_type(build: bool = False) -> bool:
     """Make the entry type on this thread, or wait for the compiler thread making it (a few
     milliseconds: better than RecursionError), a pause recorded as one; False without a
-    stencil library in the disk cache (LLVM would take seconds to build it, or is)."""
+    stencil library in the disk cache (LLVM would take seconds to build it, or is), unless
+    `build` (SHIM_MAX deep: build it, or wait for it)."""
     global _retry_at
     from ..backends.stencils import library
     from . import entry
     from .events import note_pause
     start = _clock()
-    if library.load(build=False) is None:
+    if library.load(build=build) is None:
         _retry_at = _clock() + RETRY_SECONDS
         return False
     entry.entry_type()

@@ -17,8 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _run(code: str, tmp_path: Path) -> str:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("TIERJIT_")}
+def _run(code: str, tmp_path: Path, **env: str) -> str:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("TIERJIT_")} | env
     script = tmp_path / "script.py"
     script.write_text(textwrap.dedent(code))
     done = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=environ,
@@ -79,3 +79,26 @@ def test_a_thread_with_a_small_stack(tmp_path):
         print(seen)
         """, tmp_path)
     assert out.strip() == "['RecursionError', 50]"
+
+
+def test_a_recursion_through_the_shim_without_a_stencil_library(tmp_path):
+    # With no stencil library cached, a recursion SHIM_MAX deep through the shim builds it
+    # and goes straight, whose calls check the C stack: the shim's calls take ~1 KB of C
+    # stack each and no check guards them (a segfault at ~10,000 levels before).
+    out = _run("""
+        import sys
+        import tierjit
+        from tierjit.runtime import entry
+        sys.setrecursionlimit(10**6)
+
+        @tierjit.jit
+        def f(n):
+            return 0 if n == 0 else 1 + f(n - 1)
+
+        try:
+            f(200_000)
+        except RecursionError as e:
+            print("RecursionError", "C stack" in str(e))
+        print(f(5000), entry.is_straight(f))
+        """, tmp_path, TIERJIT_CACHE_DIR=str(tmp_path / "cache"))
+    assert out.split("\n")[:2] == ["RecursionError True", "5000 True"]

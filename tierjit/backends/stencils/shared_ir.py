@@ -439,12 +439,15 @@ fallback:
 """
 
 
-# i1 stack_ok(): is this thread's stack pointer above its limit (runtime/cstack.py)? If not,
-# RecursionError is set. The hole KS is runtime/cstack.py's cell: the pthread key holding the
-# thread's limit (i32), the margin (i64), the RecursionError type and the message. A thread's
-# first check finds its limit: the lowest address of its stack (pthread_getattr_np) plus the
-# margin, at most half its size; 1 (never) where the stack is not known. Inlined into every
-# C entry of a jitted function (and st_type_stack, for the LLVM tier's entries).
+# i1 stack_ok(): is this thread's stack pointer clear of its last MARGIN bytes (runtime/
+# cstack.py)? If not, RecursionError is set. The hole KS is runtime/cstack.py's cell: the
+# pthread key holding the thread's base (i32), MARGIN (i64), the RecursionError type and the
+# message. The stack is too full where (sp - base) mod 2**64 < MARGIN: from base on, where
+# base = the stack's lowest address + the thread's margin (MARGIN, or half a smaller stack)
+# - MARGIN. A stack pointer outside the thread's stack (a coroutine library's own stacks)
+# never is. A thread's first check finds its base with pthread_getattr_np, or keeps 1 (never
+# full) where that fails. Inlined into every C entry of a jitted function (and st_type_stack,
+# for the LLVM tier's entries).
 STACK_OK = r"""
 define internal i1 @stack_ok() alwaysinline #0 {
 entry:
@@ -454,9 +457,11 @@ entry:
   %sp.p = call ptr @llvm.stacksave.p0()
   %sp = ptrtoint ptr %sp.p to i64
   %key = load i32, ptr @KS, align 8
-  %lim.p = call ptr @pthread_getspecific(i32 %key)
-  %lim = ptrtoint ptr %lim.p to i64
-  %fresh = icmp eq i64 %lim, 0
+  %m.p = getelementptr i8, ptr @KS, i64 8
+  %m = load i64, ptr %m.p, align 8
+  %base.p = call ptr @pthread_getspecific(i32 %key)
+  %base = ptrtoint ptr %base.p to i64
+  %fresh = icmp eq i64 %base, 0
   br i1 %fresh, label %first, label %compare, !prof !0
 first:
   %self = call i64 @pthread_self()
@@ -469,20 +474,22 @@ bounds:
   %lo = load i64, ptr %lo.p, align 8
   %size = load i64, ptr %size.p, align 8
   %half = lshr i64 %size, 1
-  %m.p = getelementptr i8, ptr @KS, i64 8
-  %m = load i64, ptr %m.p, align 8
   %small = icmp ult i64 %half, %m
   %margin = select i1 %small, i64 %half, i64 %m
-  %bound = add i64 %lo, %margin
+  %top = add i64 %lo, %margin
+  %found = sub i64 %top, %m
+  %zero = icmp eq i64 %found, 0
+  %found1 = select i1 %zero, i64 1, i64 %found
   br label %keep
 keep:
-  %new = phi i64 [%bound, %bounds], [1, %first]
+  %new = phi i64 [%found1, %bounds], [1, %first]
   %new.p = inttoptr i64 %new to ptr
   %rc4 = call i32 @pthread_setspecific(i32 %key, ptr %new.p)
   br label %compare
 compare:
-  %limit = phi i64 [%lim, %entry], [%new, %keep]
-  %full = icmp ule i64 %sp, %limit
+  %b = phi i64 [%base, %entry], [%new, %keep]
+  %off = sub i64 %sp, %b
+  %full = icmp ult i64 %off, %m
   br i1 %full, label %no, label %yes, !prof !0
 no:
   %e.p = getelementptr i8, ptr @KS, i64 16
