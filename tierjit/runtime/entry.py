@@ -386,15 +386,13 @@ def straight_left(obj: Any) -> int:
     return ctypes.c_ssize_t.from_address(id(obj) + STRAIGHT_OFFSET).value
 
 
-def take_straight(obj: Any) -> int:
-    """The calls the straight slot of `obj` has left, which are taken away."""
+def straight_cell(obj: Any) -> Any:
+    """The straight slot's count of `obj` (an entry with a target) as a ctypes cell, whose
+    `value` reads and writes make no Python call (runtime/straight.py: arm)."""
     import ctypes
-    if not is_entry(obj):
-        return 0
-    cell = ctypes.c_ssize_t.from_address(id(obj) + STRAIGHT_OFFSET)
-    left = cell.value
-    cell.value = 0
-    return left
+    if not is_entry(obj) or not ctypes.c_void_p.from_address(id(obj) + TARGET_OFFSET).value:
+        raise ValueError("straight_cell needs an entry with a target (see go_straight)")
+    return ctypes.c_ssize_t.from_address(id(obj) + STRAIGHT_OFFSET)
 
 
 def uninstall(obj: Any) -> None:

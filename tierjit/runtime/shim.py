@@ -292,6 +292,7 @@ class ColdDispatcher:
         self.nested = 0
         self.straight: bool | None = None
         self.armed = 0
+        self.straight_cell: Any = None       # the slot's count (runtime.entry.straight_cell)
         # A function with loops goes straight in sections: the calls nested in one running
         # NESTED deep (runtime.straight.enter).
         self.section = False

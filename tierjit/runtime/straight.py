@@ -85,6 +85,8 @@ def begin(d) -> None:
         whole = d.materialise()
         straight = entry.go_straight(whole.entry, whole.py_func)
         if straight:
+            if whole.straight_cell is None:
+                whole.straight_cell = entry.straight_cell(whole.entry)
             # (a function with loops: in sections, opened by enter)
             arm(whole, 0 if whole.loops else
                 _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
@@ -158,7 +160,7 @@ class _EntryType:
             raise
 
 
-_lock = allocate_lock()         # begin (once per dispatcher), arm and settle
+_lock = allocate_lock()         # begin: once per dispatcher
 _asked = False
 _retry_at = 0.0          # no stencil library in the cache: when to look again
 RETRY_SECONDS = 0.1
@@ -195,25 +197,27 @@ def after_give_up(d) -> None:
         begin(d)
 
 
+# arm and settle change the slot's count, `armed` and `calls` together with no Python call
+# in between (attribute reads and writes of ints): no other thread runs, no garbage collection
+# (whose __del__ may call the function: a lock here would deadlock) and no signal handler.
+
 def arm(d, n: int) -> None:
     """Count the calls made straight since the slot was last given calls, and give it `n`."""
-    from .entry import set_straight, take_straight
-    with _lock:         # the slot's count and `armed` change together (threads: tests)
-        left = take_straight(d.entry)
-        d.calls += d.armed - left
-        d.armed = n
-        set_straight(d.entry, n)
+    cell = d.straight_cell
+    left = cell.value
+    cell.value = n
+    d.calls += d.armed - left
+    d.armed = n
 
 
 def settle(d) -> None:
     """Count the calls the slot has made straight since it was last given calls (for the
     numbers stats and explain show; the slot keeps the calls it has left)."""
-    from .entry import is_entry, straight_left
-    if is_entry(d.entry):
-        with _lock:
-            left = straight_left(d.entry)
-            d.calls += d.armed - left
-            d.armed = left
+    cell = d.straight_cell
+    if cell is not None:
+        left = cell.value
+        d.calls += d.armed - left
+        d.armed = left
 
 
 def target(d, args: tuple, kwargs: dict):

@@ -446,3 +446,35 @@ def test_a_fresh_process_recursing_deep_at_once(tmp_path):
         print(tierjit.stats()["pauses"]["count"])
         """, tmp_path)
     assert int(out) >= 1
+
+
+def test_a_collection_calling_the_function_inside_arm_does_not_hang(tmp_path):
+    # the cyclic GC may run at any allocation, and a __del__ it runs may call the function:
+    # counting the straight calls (straight.arm) takes no lock it could be waiting on
+    out = _fresh("""
+        import faulthandler, gc
+        import tierjit
+        faulthandler.dump_traceback_later(60, exit=True)
+
+        @tierjit.jit
+        def f(n, junk):
+            s = 0
+            for i in range(3):
+                s += i
+            if junk:
+                c = Cyc()
+                c.me = c               # cyclic garbage whose __del__ calls f
+            return f(n - 1, junk) + s if n > 0 else s
+
+        class Cyc:
+            def __del__(self):
+                f(12, False)
+
+        with tierjit.config.override(hot_calls=None, hot_seconds=None):
+            f(100, False)
+            gc.set_threshold(1)
+            for trial in range(2000):
+                assert f(30, True) == 93
+        print("done")
+        """, tmp_path)
+    assert out.strip() == "done"
