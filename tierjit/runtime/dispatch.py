@@ -42,7 +42,7 @@ from .config import config as _config
 from .gcpause import gc_paused
 from .introspect import Introspection, _fmt_types
 from .shim import LAYOUT_OK as _SHIMS
-from .shim import ColdDispatcher, make_shim, register, registered
+from .shim import _DEEP, _NESTED, ColdDispatcher, make_shim, register, registered
 from .speculation import RESPECULATE_AFTER, Speculating, _matches
 from .watch import Watching
 
@@ -414,14 +414,27 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         if self.cold:
             self.became_hot(None, None)
         if self.bypass:
-            return self.cold_target(args, kwargs)(*args, **kwargs)
-        bound = self._positional(args, kwargs)
-        if bound is None:
-            return self.py_func(*args, **kwargs)
-        f = self._code_for(bound)
-        if f is not None:
-            return f(*bound)
-        return self.cold_target(bound, {})(*bound)
+            f = self.cold_target(args, kwargs)
+        else:
+            bound = self._positional(args, kwargs)
+            if bound is None:        # only CPython binds these
+                f = self.py_func
+            else:
+                f = self._code_for(bound)
+                if f is not None:
+                    return f(*bound)
+                f, args, kwargs = self.cold_target(bound, {}), bound, {}
+        # No native code runs the call. Nested in such calls (a recursion: a function that
+        # does not compile, or not yet), the function goes straight (runtime.straight), as
+        # the shim's cold calls do.
+        k = self.nested
+        if k >= _NESTED and self.straight is None and (not k & (k - 1) or k == _DEEP):
+            self.go_straight()
+        self.nested = k + 1
+        try:
+            return f(*args, **kwargs)
+        finally:
+            self.nested -= 1
 
     def _code_for(self, bound: tuple) -> "Callable | None":
         """The native code that runs a call with these arguments (its specialisation's, a

@@ -90,8 +90,8 @@ def begin(d) -> None:
             # (a function with loops: in sections, opened by enter)
             arm(whole, 0 if whole.loops else
                 _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
-        else:
-            d.straight = False
+        else:                # native code in the slot (for other arguments): after a
+            d.straight = None if entry.is_entry(whole.entry) else False     # give-up
     except Exception as e:      # the shim still runs the function correctly
         if _too_deep(e):
             if not straight:

@@ -90,6 +90,13 @@ def _looping_overflowing(n, x):
     return _looping_overflowing(n - 1, x) + (y & 1) + t
 
 
+def _looping_kwonly(n, x, *, m):
+    acc = 0.0
+    for i in range(m if n == 0 else 3):     # keyword-only: tierjit does not compile it
+        acc += x / (i + 1.5)
+    return _looping_kwonly(n - 1, x, m=m) + acc if n > 0 else acc
+
+
 def _looping_raising(n, at):
     t = 0
     for i in range(2):
@@ -368,6 +375,22 @@ def test_a_recursion_with_loops_given_up_on_runs_as_deep(jitted, tier):
         depth = cpython - SLACK
         assert f(depth, 2**62) == depth + 1 and f(depth, 2**62) == depth + 1
         assert f(10, 5) == 21
+
+
+def test_a_function_hot_before_it_recurses_goes_straight(jitted):
+    # hot by time in one long call, before any recursion: its calls after the hot one reach
+    # the dispatcher (calls CPython binds, with nothing to compile), which counts them
+    # nested as the shim does
+    cpython = _max_depth(lambda n: _looping_kwonly(n, 1.25, m=1))
+    f = jitted("_looping_kwonly")
+    with tierjit.config.override(hot_calls=None, hot_seconds=0.0):
+        f(0, 1.25, m=10)
+        f(0, 1.25, m=10)
+        assert not dispatcher_of(f).cold
+        f(20, 1.25, m=1)             # (its first 8 levels pass through the shim as well)
+        for _ in range(3):
+            assert f(cpython - SLACK, 1.25, m=1) == _looping_kwonly(cpython - SLACK, 1.25, m=1)
+        assert entry.is_straight(f)
 
 
 def test_threads_recursing_with_loops_at_once(jitted):
