@@ -90,6 +90,7 @@ def test_a_recursion_through_the_shim_without_a_stencil_library(tmp_path):
         import tierjit
         from tierjit.runtime import entry
         sys.setrecursionlimit(10**6)
+        tierjit.config.hot_calls = tierjit.config.hot_seconds = None   # no native code
 
         @tierjit.jit
         def f(n):
