@@ -430,7 +430,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         k = self.nested
         if k >= _NESTED and self.straight is None and (not k & (k - 1) or k == _DEEP):
             self.go_straight()
-        self.nested = k + 1
+        self.nested += 1
         try:
             return f(*args, **kwargs)
         finally:

@@ -112,8 +112,8 @@ class Shim:
         # wait for the entry type.)
         k = d.nested
         if k >= _NESTED and d.straight is None and (not k & (k - 1) or k == _DEEP):
-            d.go_straight()
-        d.nested = k + 1
+            d.go_straight()          # (may let other threads run: nested is read again)
+        d.nested += 1
         if not timed:
             try:
                 return f(*args, **kwargs)

@@ -293,13 +293,20 @@ def enter(d, args: tuple, kwargs: dict):
             f = d.cold_target(args, kwargs)
     k = d.nested
     d.nested = k + 1
+    if d.section and k < NESTED:
+        # a call not nested in the open section: of another thread, or the section was left
+        # open by an exception raised inside leave (a signal handler's, KeyboardInterrupt),
+        # which would leave every later call straight, untimed: closed
+        d.section = False
+        arm(d, 0)
     opened = k >= NESTED and not d.section
     if opened or d.section:
-        # a section opens, or one open has given the slot's calls out: more
+        # a section opens, or one open has given the slot's calls out: more (at most
+        # BYPASS_CALLS, so that a section left open is seen closed as above)
         d.section = True
         at = _config._calls_at
-        arm(d, max(0, int(at) - d.calls) if d.cold and at < _FAR else
-            _FAR if d.cold else BYPASS_CALLS)
+        arm(d, min(BYPASS_CALLS, max(0, int(at) - d.calls)) if d.cold and at < _FAR else
+            BYPASS_CALLS)
     return f, (opened, _clock() if timed else 0.0, n)
 
 

@@ -355,6 +355,24 @@ def test_an_exception_in_a_section_closes_it(jitted):
         assert f(400, -1) == 401
 
 
+def test_a_section_left_open_is_closed(jitted):
+    # as an exception raised inside leave (a signal handler's) leaves it: the next call the
+    # slot passes on, not nested in it, closes it; every call is still counted
+    f = jitted("_looping")
+    with tierjit.config.override(hot_calls=None, hot_seconds=None):
+        assert f(30, 2) == 31
+        d = dispatcher_of(f)
+        d.settle()
+        before = d.calls
+        d.section = True
+        straight.arm(d, 5)
+        for _ in range(10):
+            assert f(0, 2) == 1
+        assert not d.section and d.nested == 0 and entry.straight_left(f) == 0
+        d.settle()
+        assert d.calls == before + 10
+
+
 @pytest.mark.parametrize("tier", ["auto", "baseline", "opt", "interp"])
 def test_a_function_with_loops_that_does_not_compile_recurses_as_deep(jitted, tier):
     cpython = _max_depth(_looping_unsupported)
