@@ -259,7 +259,7 @@ def enter(d, args: tuple, kwargs: dict):
     timed and sampled as the shim does, or once the function is hot and has no native code
     for the call, its cold target again. Made NESTED deep in such calls (a recursion), the
     call opens a *section*: until it is over, the slot makes the calls nested in it straight
-    (counted: they are given up to the hot call, or BYPASS_CALLS once hot, then one reaches
+    (counted: they are given up to the hot call and at most BYPASS_CALLS, then one reaches
     here and gives the slot more). The first NESTED levels of a recursion keep every cold
     call's treatment; the deeper ones cost CPython's depth."""
     from .entry import is_entry, is_straight
