@@ -42,7 +42,7 @@ from .config import config as _config
 from .gcpause import gc_paused
 from .introspect import Introspection, _fmt_types
 from .shim import LAYOUT_OK as _SHIMS
-from .shim import _DEEP, _NESTED, ColdDispatcher, make_shim, register, registered
+from .shim import _NESTED, ColdDispatcher, make_shim, register, registered
 from .speculation import RESPECULATE_AFTER, Speculating, _matches
 from .watch import Watching
 
@@ -427,9 +427,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         # No native code runs the call. Nested in such calls (a recursion: a function that
         # does not compile, or not yet), the function goes straight (runtime.straight), as
         # the shim's cold calls do.
-        k = self.nested
-        if k >= _NESTED and self.straight is None and (not k & (k - 1) or k == _DEEP):
-            self.go_straight()
+        if self.nested >= _NESTED:
+            self.nested_deep()
         self.nested += 1
         try:
             return f(*args, **kwargs)

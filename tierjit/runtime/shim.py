@@ -108,11 +108,9 @@ class Shim:
             return self.__tierjit_fallback__(*args, **kwargs)
         # Nested in its own cold calls (a recursion), the function goes straight
         # (runtime.straight): deeper calls skip this frame, which costs CPython's recursion
-        # limit two levels. (Tried at NESTED, then at powers of two and DEEP: it may have to
-        # wait for the entry type.)
-        k = d.nested
-        if k >= _NESTED and d.straight is None and (not k & (k - 1) or k == _DEEP):
-            d.go_straight()          # (may let other threads run: nested is read again)
+        # limit two levels.
+        if d.nested >= _NESTED:
+            d.nested_deep()          # (may let other threads run: nested is read again)
         d.nested += 1
         if not timed:
             try:
@@ -304,6 +302,14 @@ class ColdDispatcher:
             self.longest_cold = t              # a long call is what OSR is for
         if self.cold_seconds >= _config._seconds_at:
             self.became_hot(args, kwargs)
+
+    def nested_deep(self) -> None:
+        """NESTED or more of its calls that run no native code are nested in each other (a
+        recursion): go straight, tried at NESTED, then at powers of two and DEEP (it may
+        have to wait for the entry type)."""
+        k = self.nested
+        if self.straight is None and (not k & (k - 1) or k == _DEEP):
+            self.go_straight()
 
     def go_straight(self) -> None:
         """Call py_func from the entry's C slot from now on (runtime.straight)."""
