@@ -74,6 +74,40 @@ def test_run_is_identical_to_python_on_examples(script):
     assert_same(script, mask=script.name in MEASURING)
 
 
+OSR_THEN_RAISE = """
+import numpy as np
+
+
+def f(a, n):
+    s = 0
+    for i in range(n):
+        s += a[i % 7]
+    return a[n // 1000]
+
+
+f(np.arange(7), 100)
+f(np.arange(7), 20_000)
+"""
+
+
+@pytest.mark.parametrize("tier_up", ["osr", "baseline"])
+def test_a_traceback_after_a_loop_moved_into_native_code_is_python_s(tmp_path, tier_up):
+    # the loop moves into native code mid-call (OSR from counting tier 0, or a tier-up out of
+    # baseline code), then the call raises: no frame of the loop's handover or of tierjit's
+    (tmp_path / "app.py").write_text(OSR_THEN_RAISE)
+    env = dict(os.environ, TIERJIT_WATCH_MS="0", TIERJIT_BACKGROUND="0",
+               TIERJIT_OSR_BACKEDGES="1000", TIERJIT_TIERUP_MS="0",
+               TIERJIT_WATCH_SIZE="never" if tier_up == "osr" else "1000")
+    ref = run("app.py", cwd=tmp_path)
+    got = tierjit("run", "app.py", cwd=tmp_path, env=env)
+    logged = tierjit("run", "app.py", cwd=tmp_path, env=dict(env, TIERJIT_LOG="1"))
+    assert re.search(rb"tierjit \+\S+ (osr|tier-up) ", logged.stderr), logged.stderr.decode()
+    # tier-0 code has no columns: CPython's carets under a line are left out of both
+    carets = re.compile(rb"^ *[~^]+ *$\n", re.MULTILINE)
+    assert got.returncode == ref.returncode == 1
+    assert carets.sub(b"", got.stderr) == carets.sub(b"", ref.stderr)
+
+
 def test_run_from_another_directory_with_a_relative_path(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "mod.py").write_text("def twice(x):\n    return 2 * x\n")

@@ -3,10 +3,12 @@
 Native code never warns itself: where NumPy would warn (a float overflowing to inf, an
 integer wrapping), it deoptimises and tier 0 lets NumPy compute and warn. In a pure loop the
 guards deoptimise to the loop's entry, so tier 0 recomputes the loop; the warning must still
-be issued exactly once, attributed to the source line, as CPython does."""
+be issued exactly once, attributed to the source line, as CPython does. An operation native
+code calls Python for warns from a frame at its own line (backends/pyops.py)."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -175,11 +177,46 @@ def adv_pair_updates(pos, vel, mass, dt):
     return vel
 
 
+def weighted_int32(a):
+    s = 0.0
+    for i in range(len(a)):
+        s = s * 0.5 + i * a[i]        # int * np.int32: NumPy's, called from native code
+    return s
+
+
+def roots(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += np.sqrt(a[i])            # of a negative: "invalid value encountered in sqrt"
+    return s
+
+
+def logs(a):
+    s = 0.0
+    for x in a:
+        s += np.log(x) * np.exp(x)    # NumPy's own calls: log(0.0) "divide by zero"
+    return s
+
+
+def spread(a):
+    return a.mean() + a.var()         # empty: NumPy's own warnings, from Python code
+
+
+def f32_against_a_big_float(a, x):
+    return a[0] / x + (a[1] < x)      # x past float32: NumPy's cast warns, the results do not
+
+
+def untaken_cast(x, flag):
+    if flag:
+        return math.sqrt(x) + 0j     # of a NumPy complex: ComplexWarning, when it runs
+    return x
+
+
 def _record(fn, *args):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
         r = fn(*args)
-    return r, [(w.category, str(w.message), w.lineno) for w in ws]
+    return r, [(w.category, str(w.message), w.filename, w.lineno) for w in ws]
 
 
 @pytest.mark.parametrize("fn, args", [
@@ -227,11 +264,21 @@ def _record(fn, *args):
                         np.ones(3), 1e-300)),
     (adv_pair_updates, (np.array([0.0, 0.0, 1.0, 1.0, 2.0, 0.0], np.float32),
                         np.full(6, 3e38, np.float32), np.ones(3, np.float32), np.float32(2e38))),
+    (weighted_int32, (np.array([5, -2, 9, 2**31 - 1], dtype=np.int32),)),
+    (roots, (np.array([1.0, -1.0, 4.0, -2.0]),)),
+    (roots, (np.abs(np.arange(-1500.0, 1500.0)) - 1.0,)),
+    (logs, (np.array([1.0, 0.0, 2.0, 800.0]),)),
+    (spread, (np.zeros(0),)),
+    (f32_against_a_big_float, (np.array([-7.0, 3.0], np.float32), 1e300)),
+    (f32_against_a_big_float, (np.array([-7.0, 3.0], np.float32), 2.0)),
+    (untaken_cast, (np.complex128(1 + 2j), False)),
+    (untaken_cast, (np.complex128(1 + 2j), True)),
 ])
-def test_warnings_match_cpython(fn, args):
+@pytest.mark.parametrize("tier", ["baseline", "opt"])
+def test_warnings_match_cpython(fn, args, tier):
     import copy
     expected, ew = _record(fn, *copy.deepcopy(args))
-    native = tierjit.jit(fn, tier="opt")
+    native = tierjit.jit(fn, tier=tier)
     got, gw = _record(native, *copy.deepcopy(args))
     assert gw == ew
     if isinstance(expected, np.ndarray):

@@ -3,8 +3,9 @@
 One `Lowering` per function. Statements and expressions are lowered in source order into
 blocks built with `ir.builder.Builder`; variables become SSA values through `SSABuilder`.
 `for` loops become counted loops: over `range(...)` through RANGE_LEN / RANGE_ITEM, over
-arrays and tuples through LEN / GETITEM, so every loop state is a plain SSA value — which
-is what frame states, OSR and native code all want.
+arrays and tuples through LEN / GETITEM, over `enumerate(...)` and `zip(...)` of those
+through their arguments' items, so every loop state is a plain SSA value — which is what
+frame states, OSR and native code all want.
 
 A construct outside the subset raises `Unsupported` naming it and its line; the function
 then runs as plain CPython.
@@ -19,11 +20,15 @@ from dataclasses import dataclass
 from ..errors import Unsupported
 from ..ir.builder import Builder
 from ..ir.nodes import Block, Function, Value
-from ..ir.ops import Op
+from ..ir.ops import INPLACE, Op
 from .rebound import attribute_rebinding, rebinding_line
 from .resolve import Resolved, resolve_attr, resolve_name
 from .source import function_ast
 from .ssa import SSABuilder, remove_trivial_params, remove_unreachable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from collections.abc import Callable
 
 _BINOPS = {
     ast.Add: Op.ADD, ast.Sub: Op.SUB, ast.Mult: Op.MUL, ast.Div: Op.TRUEDIV,
@@ -35,6 +40,15 @@ _CMPOPS = {
     ast.Lt: Op.LT, ast.LtE: Op.LE, ast.Gt: Op.GT, ast.GtE: Op.GE, ast.Eq: Op.EQ,
     ast.NotEq: Op.NE, ast.Is: Op.IS, ast.IsNot: Op.IS_NOT,
 }
+_CALLABLE = ("only @jit functions, math, numpy constructors, ufuncs and reductions, numeric "
+             "builtins and some array methods can be called")
+# Array methods that may be called: those that neither change an array's shape, data or
+# flags (native code keeps them) nor make a view of it (native code knows which arrays may
+# share memory): NumPy makes the result, from native code too
+ARRAY_METHODS = frozenset({
+    "sum", "prod", "min", "max", "mean", "std", "var", "argmin", "argmax", "any", "all",
+    "cumsum", "cumprod", "copy", "flatten", "trace", "item", "fill", "dot", "clip", "round",
+})
 ARRAY_ATTRS = frozenset({"shape", "size", "ndim", "real", "imag"})
 
 
@@ -156,8 +170,11 @@ class Lowering:
             raise Unsupported(f"operator '{type(s.op).__name__}'", s.lineno)
         t = s.target
         if isinstance(t, ast.Name):
+            # "inplace": Python's `x += v` (an array is changed in place, and stays the
+            # object the name and everything else refer to)
             cur = self.read_name(t.id, t.lineno)
-            self.write_name(t.id, self.b.emit(op, [cur, self.expr(s.value)], name=t.id))
+            self.write_name(t.id, self.b.emit(op, [cur, self.expr(s.value)], INPLACE,
+                                              name=t.id))
         elif isinstance(t, ast.Subscript):
             arr, idx = self.expr(t.value), self.indices(t.slice)
             cur = self.b.emit(Op.GETITEM, [arr, *idx])
@@ -226,14 +243,7 @@ class Lowering:
     def stmt_For(self, s: ast.For) -> None:
         if s.type_comment is not None or not isinstance(s.target, (ast.Name, ast.Tuple)):
             raise Unsupported("for-loop target other than a name or tuple of names", s.lineno)
-        it = s.iter
-        rng = self._range_args(it)
-        if rng is not None:
-            start, stop, step = rng
-            n = self.b.emit(Op.RANGE_LEN, [start, stop, step])
-        else:
-            seq = self.expr(it)
-            n = self.b.emit(Op.LEN, [seq])
+        n, item = self._iteration(s.iter)
         counter = f".k{s.lineno}.{s.col_offset}"
         self.locals.add(counter)
         self.write_name(counter, self.b.const(0))
@@ -244,24 +254,89 @@ class Lowering:
         self.branch(self.b.emit(Op.LT, [k, n]), body, orelse)
         # the element is computed at the top of the body, then the user's statements run
         self.enter(body)
-        k = self.read_name(counter, s.lineno)
-        if rng is not None:
-            item = self.b.emit(Op.RANGE_ITEM, [rng[0], rng[1], rng[2], k])
-        else:
-            item = self.b.emit(Op.GETITEM, [seq, k])
-        self.assign(s.target, item, None)
+        self._assign_item(s.target, item(self.read_name(counter, s.lineno)))
         prev, self._counter = getattr(self, "_counter", None), counter
         self.loop_body(s, header, body, orelse, exit_, latch=latch)
         self._counter = prev
 
-    def _range_args(self, it: ast.expr):
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)):
-            return None
-        if it.func.id in self.locals:
+    def _iteration(self, it: ast.expr) -> tuple[Value, Callable[[Value], Value | list]]:
+        """What a for loop over `it` runs through: (how many items, evaluated before the loop
+        as CPython makes the iterator; a function emitting item k, 0 <= k < that many).
+        range(...) computes its items; enumerate(x[, start]) and zip(x, y, ...) are not
+        made: their items are their arguments' items at the same k, as a list of parts (a
+        tuple only where the target does not unpack it); anything else is indexed. zip
+        stops at its shortest argument, whose items are all that is read: an array's and
+        a tuple's items have no side effects, so reading them in zip's order is all that
+        is left of CPython's."""
+        name = self._iterable_call(it)
+        if name == "range":
+            start, stop, step = self._range_args(it)
+            return (self.b.emit(Op.RANGE_LEN, [start, stop, step]),
+                    lambda k: self.b.emit(Op.RANGE_ITEM, [start, stop, step, k]))
+        if name == "enumerate":
+            args, kw = list(it.args), {k.arg: k.value for k in it.keywords}
+            if set(kw) - {"start"} or len(args) + len(kw) not in (1, 2) or \
+                    len(args) == 2 and kw or not args:
+                raise Unsupported("enumerate() other than enumerate(x) or enumerate(x, start)",
+                                  it.lineno)
+            n, part = self._iteration(args[0])
+            first = _int_literal(args[1] if len(args) == 2 else kw.get("start"))
+            if first is None:
+                raise Unsupported("enumerate() with a start that is not an int literal",
+                                  it.lineno)
+            start = self.b.const(first)
+            return n, lambda k: [self.b.emit(Op.ADD, [start, k]), part(k)]
+        if name == "zip":
+            if it.keywords or not it.args or any(isinstance(a, ast.Starred) for a in it.args):
+                raise Unsupported("zip() with keywords, *args or no argument", it.lineno)
+            ns, parts = zip(*(self._iteration(a) for a in it.args))
+            n = ns[0] if len(ns) == 1 else self.b.emit(Op.CALL_BUILTIN, list(ns), "min")
+            return n, lambda k: [part(k) for part in parts]
+        seq = self.expr(it)
+
+        def element(k: Value) -> Value:
+            x = self.b.emit(Op.GETITEM, [seq, k])
+            # k < len(seq), of the object the loop started with: in bounds (an array's
+            # length does not change), not negative
+            self.b.block.instrs[-1].inbounds = frozenset({0})
+            return x
+        return self.b.emit(Op.LEN, [seq]), element
+
+    def _assign_item(self, target: ast.expr, item: Value | list) -> None:
+        """Assign a for loop's item, a list of parts unpacked into a tuple of as many targets
+        without making the tuple."""
+        if isinstance(item, list):
+            if isinstance(target, ast.Tuple) and len(target.elts) == len(item) and \
+                    not any(isinstance(t, ast.Starred) for t in target.elts):
+                for t, part in zip(target.elts, item):
+                    self._assign_item(t, part)
+                return
+            item = self.b.emit(Op.MAKE_TUPLE, [self._tuple_of(x) for x in item])
+        self.assign(target, item, None)
+
+    def _tuple_of(self, item: Value | list) -> Value:
+        if isinstance(item, list):
+            return self.b.emit(Op.MAKE_TUPLE, [self._tuple_of(x) for x in item])
+        return item
+
+    @staticmethod
+    def _float_of(text: str, line: int) -> float:
+        """float('inf'), float('nan') ...: a constant. (A string float() rejects raises
+        ValueError when CPython runs the call, as the function then does.)"""
+        try:
+            return float(text)
+        except ValueError:
+            raise Unsupported(f"float({text!r}), which raises ValueError", line) from None
+
+    def _iterable_call(self, it: ast.expr) -> str | None:
+        """"range", "enumerate" or "zip" when `it` calls that builtin, else None."""
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)) or \
+                it.func.id in self.locals:
             return None
         r = resolve_name(self.pyfunc, it.func.id, self.fn.free)
-        if r is None or r.kind != "builtin" or r.name != "range":
-            return None
+        return r.name if r is not None and r.kind == "iterable" else None
+
+    def _range_args(self, it: ast.Call) -> tuple[Value, Value, Value]:
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise Unsupported("range() with keywords or more than three arguments", it.lineno)
         args = [self.expr(a) for a in it.args]
@@ -457,12 +532,23 @@ class Lowering:
             return self.b.emit(Op.GETITEM, [base, idx[0]], e.slice.value)
         return self.b.emit(Op.GETITEM, [base, *idx])
 
+    def method_call(self, e: ast.Call) -> Value:
+        """`a.sum()`, `a.max()`, `out.fill(0.0)` ... (ARRAY_METHODS), positionally: the
+        receiver, then the arguments, as CPython evaluates them (a method of anything else
+        than an array is a type error of inference: CPython runs the function)."""
+        if e.keywords or any(isinstance(a, ast.Starred) for a in e.args):
+            raise Unsupported(f"call of '{ast.unparse(e.func)}' with keyword or * arguments",
+                              e.lineno)
+        obj = self.expr(e.func.value)
+        return self.b.emit(Op.CALL_METHOD, [obj, *(self.expr(a) for a in e.args)], e.func.attr)
+
     def expr_Call(self, e: ast.Call) -> Value:
         r = self.resolve(e.func)
+        if r is None and isinstance(e.func, ast.Attribute) and e.func.attr in ARRAY_METHODS \
+                and self.resolve(e.func.value) is None:
+            return self.method_call(e)
         if r is None:
-            raise Unsupported(f"call of '{ast.unparse(e.func)}'", e.lineno,
-                              "only @jit functions, math, numpy constructors and "
-                              "numeric builtins can be called")
+            raise Unsupported(f"call of '{ast.unparse(e.func)}'", e.lineno, _CALLABLE)
         if any(isinstance(a, ast.Starred) for a in e.args):
             raise Unsupported("call with *args", e.lineno)
         kw = {k.arg: k.value for k in e.keywords}
@@ -479,16 +565,37 @@ class Lowering:
             return self.b.emit(Op.CALL_NUMPY, args, (r.name, dtype))
         if kw:
             raise Unsupported(f"call of '{r.name}' with keyword arguments", e.lineno)
+        if r.kind == "dtype" and r.what is r.obj.type and len(e.args) <= 1 and \
+                getattr(sys.modules["numpy"], r.what.__name__, None) is r.what:
+            # np.float64(x), np.int32(x) ...: NumPy's conversion, as a ufunc is called
+            r = Resolved("ufunc", r.what, r.what.__name__)
+        elif r.kind == "ufunc" and len(e.args) != r.obj.nin:
+            raise Unsupported(f"np.{r.name}() with {len(e.args)} arguments", e.lineno)
+        if r.kind == "builtin" and r.name == "float" and len(e.args) == 1 and \
+                isinstance(e.args[0], ast.Constant) and type(e.args[0].value) is str:
+            return self.b.const(self._float_of(e.args[0].value, e.lineno))
         args = [self.expr(a) for a in e.args]
         if r.kind == "jit":
             return self.b.emit(Op.CALL_JIT, args, r.obj)
-        if r.kind == "builtin" and r.name != "range":
+        if r.kind == "builtin":
             return self.b.emit(Op.CALL_BUILTIN, args, r.name)
         if r.kind == "math":
             return self.b.emit(Op.CALL_MATH, args, r.name)
-        raise Unsupported(f"call of '{ast.unparse(e.func)}'", e.lineno,
-                          "only @jit functions, math, numpy constructors and numeric "
-                          "builtins can be called")
+        if r.kind in ("ufunc", "npfunc"):
+            return self.b.emit(Op.CALL_UFUNC, args, r.name)
+        raise Unsupported(f"call of '{ast.unparse(e.func)}'", e.lineno, _CALLABLE)
+
+
+def _int_literal(node: ast.expr | None) -> int | None:
+    """The int an int literal (or its negation) spells, 0 for no node; None otherwise."""
+    if node is None:
+        return 0
+    neg = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    if neg:
+        node = node.operand
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return -node.value if neg else node.value
+    return None
 
 
 def _assigned_names(tree: ast.FunctionDef) -> set[str]:

@@ -3,8 +3,8 @@
 A name resolves, as CPython would resolve it when the function runs, through the closure
 cells, the function's globals and the builtins. What it names decides how a call or an
 attribute is lowered: a jitted function (CALL_JIT), a supported builtin (CALL_BUILTIN), a
-function of `math` (CALL_MATH), an array constructor of NumPy (CALL_NUMPY), a module, an
-exception class, or a constant.
+function of `math` (CALL_MATH), an array constructor of NumPy (CALL_NUMPY), a NumPy ufunc or
+function of arrays (CALL_UFUNC), a module, an exception class, or a constant.
 """
 
 from __future__ import annotations
@@ -23,6 +23,14 @@ SUPPORTED_BUILTINS = frozenset({
     "abs", "min", "max", "len", "int", "float", "bool", "complex", "round", "divmod", "pow",
 })
 NUMPY_CONSTRUCTORS = frozenset({"empty", "zeros", "ones", "arange"})
+# NumPy functions that may be called (besides ufuncs and scalar types): of arrays, making new
+# arrays or scalars (no view: native code knows which arrays may share memory)
+NUMPY_FUNCTIONS = frozenset({
+    "sum", "prod", "mean", "std", "var", "min", "max", "amin", "amax", "argmin", "argmax",
+    "any", "all", "dot", "vdot", "inner", "outer", "cumsum", "cumprod", "trace",
+    "count_nonzero", "copy", "median", "average", "clip", "round",
+    "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmin", "nanmax",
+})
 CONSTANT_TYPES = (int, float, complex, bool, type(None))
 _MISSING = object()
 
@@ -31,9 +39,13 @@ _MISSING = object()
 class Resolved:
     """What a free name (or a module attribute) refers to at compile time."""
 
-    kind: str    # "jit" "builtin" "math" "numpy" "module" "exception" "const" "dtype" "other"
+    # "jit" "builtin" "iterable" (what a for loop runs through: range, enumerate, zip)
+    # "math" "numpy" (a constructor) "ufunc" "npfunc" (NUMPY_FUNCTIONS) "module" "exception"
+    # "const" "dtype" "other"
+    kind: str
     obj: Any
     name: str
+    what: Any = None     # a dtype's: the object named (np.float64, or an np.dtype)
 
 
 def classify(obj: Any, name: str) -> Resolved:
@@ -44,8 +56,8 @@ def classify(obj: Any, name: str) -> Resolved:
         return Resolved("jit", d, name)
     if obj is getattr(builtins, name, _MISSING) and name in SUPPORTED_BUILTINS:
         return Resolved("builtin", obj, name)
-    if obj is range:
-        return Resolved("builtin", obj, "range")
+    if obj is range or obj is enumerate or obj is zip:
+        return Resolved("iterable", obj, obj.__name__)
     if isinstance(obj, types.ModuleType):
         return Resolved("module", obj, obj.__name__)
     if isinstance(obj, type) and issubclass(obj, BaseException):
@@ -61,7 +73,13 @@ def classify(obj: Any, name: str) -> Resolved:
             if obj is getattr(np, cname):
                 return Resolved("numpy", obj, cname)
         if isinstance(obj, type) and issubclass(obj, np.generic) or isinstance(obj, np.dtype):
-            return Resolved("dtype", np.dtype(obj), name)
+            # a scalar type (np.float64) may also be called: `what` keeps it
+            return Resolved("dtype", np.dtype(obj), name, obj)
+        if isinstance(obj, np.ufunc) and obj.nout == 1 and getattr(np, obj.__name__, None) is obj:
+            return Resolved("ufunc", obj, obj.__name__)
+        fname = getattr(obj, "__name__", None)
+        if fname in NUMPY_FUNCTIONS and getattr(np, fname, None) is obj:
+            return Resolved("npfunc", obj, fname)
     return Resolved("other", obj, name)
 
 

@@ -55,7 +55,11 @@ class Op(enum.Enum):
     CALL_BUILTIN = "call_builtin"  # attr: name of a builtin (abs, min, max, len, int, ...)
     CALL_MATH = "call_math"        # attr: name of a function of the math module
     CALL_NUMPY = "call_numpy"      # attr: (name, dtype or None) of np.empty/zeros/ones/arange
+    CALL_UFUNC = "call_ufunc"      # attr: name of a NumPy ufunc, scalar type or function
+                                   # of arrays (np.sqrt, np.float64, np.sum ...)
     CALL_JIT = "call_jit"          # attr: the callee's Dispatcher; calls through its slot
+    CALL_METHOD = "call_method"    # attr: name of an array method (ARRAY_METHODS); args
+                                   # (array, arguments ...)
     # -- arrays and sequences ----------------------------------------------------------------
     GETATTR = "getattr"        # a.attr for attr in shape, size, ndim, real, imag
     GETITEM = "getitem"        # a[i] / a[i, j, ...]: args = (a, i, j, ...)
@@ -100,6 +104,10 @@ _NO_RESULT_VALUES = _TERMINATOR_VALUES | {Op.SETITEM.value, Op.GUARD_INBOUNDS.va
 
 # Python's spelling of each operator, shared by the printer, the tier-0 emitter and the
 # type rules (which evaluate the operator on sample values).
+# the attr of a binary op made by an augmented assignment to a name (`x += y`): Python's
+# in-place operator (an array changes in place, the object every reference sees)
+INPLACE = "inplace"
+
 PY_BINARY = {
     Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.TRUEDIV: "/", Op.FLOORDIV: "//",
     Op.MOD: "%", Op.POW: "**", Op.LSHIFT: "<<", Op.RSHIFT: ">>", Op.BITAND: "&",

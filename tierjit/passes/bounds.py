@@ -29,6 +29,7 @@ from .ranges import _iteration_count, compute_ranges
 # Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
 _ADD, _CONST, _GETITEM, _GUARD_INBOUNDS = Op.ADD, Op.CONST, Op.GETITEM, Op.GUARD_INBOUNDS
 _JUMP, _MUL, _RANGE_ITEM, _SETITEM, _SUB = Op.JUMP, Op.MUL, Op.RANGE_ITEM, Op.SETITEM, Op.SUB
+_RANGE_LEN = Op.RANGE_LEN
 
 
 def hoist_bounds_checks(fn: Function, avoid: frozenset = frozenset()) -> Function:
@@ -47,6 +48,8 @@ def hoist_bounds_checks(fn: Function, avoid: frozenset = frozenset()) -> Functio
         if k is None or len(entries) != 1 or entries[0].terminator.op is not _JUMP:
             continue
         n = h.instrs[0].args[1]
+        if defs[n].op is not _RANGE_LEN:
+            continue                             # over a sequence: indexed in bounds already
         start, stop, step = defs[n].args
         step_c = defs.get(step)
         if step_c is None or step_c.op is not _CONST or type(step_c.attr) is not int \

@@ -9,8 +9,9 @@ array) and Python's negative-index handling where an index is never negative.
 
 Loops are handled by iterating to a fixpoint, widening a block parameter's bound to the
 i64 limit as soon as it grows a second time. Two kinds of loop variable are bounded instead:
-the hidden iteration count k of a counted loop (`for i in range(...)`), which stays within
-its entry value and the range's length n it is tested against (`k < n`, then `k + 1`); and a
+the hidden iteration count k of a counted loop (`for i in range(...)`, `for x, y in zip(a,
+b)`), which stays within its entry value and the length n it is tested against (`k < n`,
+then `k + 1`); and a
 *counter* of a counted loop, which each iteration either keeps or increases by a constant
 (`inside += 1` under an `if`): it cannot pass its start plus that constant times the trip
 count, and a trip count is below 2**63. A range's length is bounded by its operands:
@@ -207,7 +208,8 @@ def _counters(fn: Function) -> tuple[dict[Value, tuple[int, Value, set]],
 
 def _iteration_count(h, back: set, defs) -> Value | None:
     """The parameter k of a counted loop's header h: the header tests `k < n` first, n a
-    range length (below 2**63), and every back edge passes k + 1."""
+    range's length, a sequence's or the least of those (a for loop's, over a range, an array
+    or a tuple, or zip of those), and every back edge passes k + 1."""
     t = h.terminator
     if t.op is not _BRANCH or len(h.instrs) != 2:
         return None
@@ -215,7 +217,8 @@ def _iteration_count(h, back: set, defs) -> Value | None:
     if test.op is not _LT or t.args[0] is not test.result or test.args[0] not in h.params:
         return None
     n = defs.get(test.args[1])
-    if n is None or n.op is not _RANGE_LEN:
+    if n is None or not (n.op is _RANGE_LEN or n.op is _LEN or
+                         n.op is _CALL_BUILTIN and n.attr == "min"):
         return None
     k = test.args[0]
     i = h.params.index(k)
@@ -309,6 +312,10 @@ def _transfer(ins, shapes) -> tuple[int, int] | None:
             return len(t.items), len(t.items)
     if op is _CALL_BUILTIN and ins.attr == "len" and isinstance(args[0].type, ArrayT):
         return 0, max_dim(args[0].type)
+    if op is _CALL_BUILTIN and ins.attr in ("min", "max") and args and \
+            all(_is_int(a) for a in args):
+        f = min if ins.attr == "min" else max
+        return f(_rng(a)[0] for a in args), f(_rng(a)[1] for a in args)
     if op is _RANGE_LEN:
         return 0, _range_len_bound(*(_rng(a) for a in args))
     if op is _RANGE_ITEM:

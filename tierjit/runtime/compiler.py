@@ -45,7 +45,9 @@ class CompilerThread:
     def __init__(self) -> None:
         self._jobs: deque[Callable[[], None]] = deque()
         self._later: list[tuple[float, Callable[[], None]]] = []    # (time due, job)
-        self._cv = threading.Condition(threading.Lock())
+        # reentrant: a collection may run at any allocation while it is held, and a finalizer
+        # it runs may call a jitted function that submits a job on this thread
+        self._cv = threading.Condition(threading.RLock())
         self._ident: int | None = None       # the thread's id once started
         self._running = False                # started and not yet exited
         self._busy = False
@@ -124,7 +126,8 @@ class CompilerThread:
 
     # -- the thread's side ------------------------------------------------------------------
     def _run(self) -> None:
-        self._ident = _thread.get_ident()
+        from . import shim
+        self._ident = shim.compiler_ident = _thread.get_ident()
         threading.current_thread().name = COMPILER_THREAD     # for events and debuggers
         try:
             with self._cv:
@@ -229,7 +232,8 @@ def get_compiler() -> CompilerThread:
     """The process's compiler thread object (the thread itself starts with the first job)."""
     global _compiler
     if _compiler is None:
-        with _lock:
+        from .gcpause import gc_paused
+        with gc_paused, _lock:           # (a finalizer run here could ask for it too)
             if _compiler is None:
                 _compiler = CompilerThread()
     return _compiler
@@ -261,6 +265,8 @@ def _after_fork_in_child() -> None:
     # the builds that were queued in the parent are asked for again when next needed.
     global _compiler, _lock
     _lock = threading.Lock()
+    from . import shim
+    shim.compiler_ident = None
     if _compiler is not None:
         _compiler = None
         import sys as _sys

@@ -46,7 +46,10 @@ def cell_address() -> int:
     """Address of the process's cell, made with its pthread key at the first call (and kept
     for the life of the process: code reads it)."""
     global _cell
-    with _lock:
+    if _cell is not None:
+        return ctypes.addressof(_cell)
+    from .gcpause import gc_paused
+    with gc_paused, _lock:           # (a finalizer run here could ask for it too)
         if _cell is None:
             key = ctypes.c_uint(0)
             if ctypes.CDLL(None).pthread_key_create(ctypes.byref(key), None) != 0:

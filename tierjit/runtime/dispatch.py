@@ -35,10 +35,11 @@ and `@jit` does not import this module before something needs a Dispatcher.
 
 import os
 import sys
-from _thread import RLock
+from _thread import RLock, get_ident as _get_ident
 from time import perf_counter as _clock
 
 from .config import config as _config
+from . import shim as _shim
 from .gcpause import gc_paused
 from .introspect import Introspection, _fmt_types
 from .shim import LAYOUT_OK as _SHIMS
@@ -396,6 +397,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         """tier="auto": the entry's fallback for calls native code did not take, once hot
         (the cold phase is handled by the shim itself, one Python frame shallower), and
         for the calls the straight slot passes on (runtime.straight)."""
+        if _get_ident() == _shim.compiler_ident:        # a finalizer's call: see there
+            return self.py_func(*args, **kwargs)
         self.calls += 1
         if self.straight:                        # runtime.straight: calls made from C
             if self.loops:

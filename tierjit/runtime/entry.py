@@ -49,6 +49,8 @@ from __future__ import annotations
 import sys
 from _thread import allocate_lock
 
+from .gcpause import gc_paused
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:                       # pragma: no cover - typing only
     from typing import Any
@@ -103,7 +105,9 @@ _runtime_lock = allocate_lock()
 def _get_runtime() -> _Runtime:
     global _runtime
     if _runtime is None:
-        with _runtime_lock:
+        # the collector paused in these locks: a finalizer it ran there could call a jitted
+        # function that takes the same lock on this thread
+        with gc_paused, _runtime_lock:
             if _runtime is None:
                 _runtime = _build_runtime()
     return _runtime
@@ -281,7 +285,7 @@ def _upgrader() -> Any:
     """The upgrade function (made with the entry type, backends/stencils/shared_ir.py)."""
     global _upgrade_fn
     if _upgrade_fn is None:
-        with _upgrade_lock:
+        with gc_paused, _upgrade_lock:
             if _upgrade_fn is None:
                 import ctypes
 
@@ -326,11 +330,11 @@ def install(obj: Any, address: int) -> bool:
     if type(obj) is Shim:
         fn = _upgrader()                  # may compile: done before taking the lock
         tp = entry_type()
-        with _install_lock:
+        with gc_paused, _install_lock:
             if type(obj) is Shim:
                 fn(obj, tp, address)
                 return True
-    with _install_lock:
+    with gc_paused, _install_lock:
         if is_entry(obj):
             set_slot(obj, address)
             return True
@@ -347,7 +351,7 @@ def go_straight(obj: Any, target: Any) -> bool:
     from .shim import Shim, set_target
     runtime = _get_runtime()
     fn = _upgrader() if type(obj) is Shim else None    # may compile: before taking the lock
-    with _install_lock:
+    with gc_paused, _install_lock:
         # The target first (a strong reference, dropped by the entry's dealloc and tp_clear;
         # set once): another thread may call through the slot as soon as it is there.
         if type(obj) is Shim and fn is not None:
@@ -397,6 +401,6 @@ def straight_cell(obj: Any) -> Any:
 
 def uninstall(obj: Any) -> None:
     """Send every call of `obj` to its fallback again (no-op for a shim)."""
-    with _install_lock:
+    with gc_paused, _install_lock:
         if is_entry(obj):
             reset_slot(obj)

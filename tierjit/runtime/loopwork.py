@@ -10,12 +10,13 @@ the trip counts of it and of the loops around it, as terms over the arguments (`
 `n = u.shape[0]` is the term "u.shape[0]"). A call's estimate is the largest product of known
 trip counts; the call is predicted long when it reaches watch_size.
 
-What is read: a `for` loop over `range(...)` or over an argument, whose bounds are ints,
-arguments (`n`, `len(u)`, `u.shape[k]`, `u.size`), `+ - * //` of those, and locals assigned
-once from such terms. Anything else is an unknown term, counted as one iteration, so an
-unread nest is predicted no longer than the plain rule predicts it: the inner loop of a sieve,
-`range(i * i, n, i)`, steps by a loop variable and counts 1. A `range` that starts from an
-unknown term (`range(i + 1, n)`, a triangle) counts half its stop. `while` loops are not read.
+What is read: a `for` loop over `range(...)` or over an argument (or `enumerate` of those),
+whose bounds are ints, arguments (`n`, `len(u)`, `u.shape[k]`, `u.size`), `+ - * //` of
+those, and locals assigned once from such terms. Anything else is an unknown term, counted as
+one iteration, so an unread nest is predicted no longer than the plain rule predicts it: the
+inner loop of a sieve, `range(i * i, n, i)`, steps by a loop variable and counts 1. A `range`
+that starts from an unknown term (`range(i + 1, n)`, a triangle) counts half its stop. `while`
+loops are not read.
 
 The estimate only chooses which tier runs a call, never what the call computes, so a wrong
 estimate costs time, not correctness. Reading is a linear pass over the instructions with a
@@ -164,6 +165,8 @@ def _call(fn: "tuple | None", args: list) -> "tuple | None":
         return None
     if fn[1] == "len" and len(args) == 1 and args[0] and args[0][0] == "a":
         return ("len", args[0][1])
+    if fn[1] == "enumerate" and args:
+        return args[0]                  # as many items as its iterable
     if fn[1] == "range" and 1 <= len(args) <= 3:
         if len(args) == 1:
             return ("range", ("c", 0), args[0], ("c", 1))

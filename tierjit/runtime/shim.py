@@ -33,7 +33,7 @@ can install native code (only a Dispatcher compiles), so an entry's fallback nev
 
 import os as _os
 import sys
-from _thread import allocate_lock
+from _thread import allocate_lock, get_ident as _get_ident
 from _weakref import ref as _weakref
 from time import perf_counter as _clock
 
@@ -75,6 +75,8 @@ class Shim:
         # The cold phase, inlined here so that a cold call costs one Python frame besides the
         # function's own (recursion depth!) and a few hundred nanoseconds.
         d = self.__tierjit_dispatcher__
+        if _get_ident() == compiler_ident:
+            return d.py_func(*args, **kwargs)
         timed = False
         if d.cold:
             n = d.calls = d.calls + 1
@@ -328,7 +330,10 @@ class ColdDispatcher:
             return self  # type: ignore[return-value]
         # imported outside the lock: an import takes locks of its own
         from .dispatch import Dispatcher
-        with _materialise_lock:
+        from .gcpause import gc_paused
+        # the collector paused: a finalizer it ran here could call a function that must be
+        # made whole too, under this lock (and this object is half made)
+        with gc_paused, _materialise_lock:
             if type(self) is ColdDispatcher:
                 Dispatcher._complete(self)    # type: ignore[arg-type]
                 # The fallback before the class: once this is a Dispatcher, another thread
@@ -348,6 +353,8 @@ class ColdDispatcher:
         # The shim's fallback (as __call__) until materialise puts the Dispatcher's own in its
         # place. Making the Dispatcher (importing runtime.dispatch, ~2 ms the first time) is
         # JIT work on the calling thread: a pause.
+        if _get_ident() == compiler_ident:
+            return self.py_func(*args, **kwargs)
         start = _clock()
         d = self.materialise()
         from .events import note_pause
@@ -437,6 +444,11 @@ class ColdDispatcher:
 
 
 _materialise_lock = allocate_lock()
+# The compiler thread's id (runtime.compiler sets it). A jitted function called there was
+# called by a finalizer that a collection ran in the middle of a job, maybe of an import of
+# a module the call's own bookkeeping would import (half made: ImportError): the call runs
+# the function itself, as CPython would, and nothing of tierjit's.
+compiler_ident: "int | None" = None
 # runtime.straight's NESTED and DEEP, restated: the cold phase does not import it
 _NESTED, _DEEP = 8, 48
 

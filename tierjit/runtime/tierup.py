@@ -28,7 +28,7 @@ optimising tier's OSR entry, entered at a loop back edge.
 
 from __future__ import annotations
 
-from _thread import allocate_lock
+from _thread import RLock
 from time import perf_counter as _clock
 
 from .config import config
@@ -91,7 +91,9 @@ class Climb:
         self.asked = False             # a tier-up job is queued, or has run
         self.ready: list[LoopExit] = []    # the exits whose LLVM entry is built
         self.depth = 0                 # the running calls' count the first call's body sees
-        self.lock = allocate_lock()    # running, depth and the words: with the compiler
+        # running, depth and the words: with the compiler; reentrant, as a finalizer run by a
+        # collection in build() may call the function on the compiler thread
+        self.lock = RLock()
 
     def __call__(self, *args: Any) -> Any:
         with self.lock:

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from types import CodeType, TracebackType
 
 _hidden: set = set()                    # code objects of the call path
+# code objects whose caller's frame the call goes on from: OSR's poll, called by a loop of
+# counting tier 0, finishes the call in native code, so that tier-0 frame is left out too
+_handover: set = set()
 _package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -27,11 +30,22 @@ def _call_path_codes() -> set:
     """The code objects a call of a jitted function passes through before the function."""
     if not _hidden:
         from .dispatch import Dispatcher
+        from .osr import OsrEntries
         from .shim import ColdDispatcher, Shim
+        from .tierup import Climb
+        _handover.add(OsrEntries.poll.__code__)
         for fn in (Shim.__call__, ColdDispatcher._call_auto, Dispatcher._call_auto,
-                   Dispatcher._call_now, Dispatcher.call):
+                   Dispatcher._call_now, Dispatcher.call, OsrEntries.poll, Climb.__call__):
             _hidden.add(fn.__code__)
     return _hidden
+
+
+def _left_out(codes: list) -> list[bool]:
+    """For frames' codes from the outermost in: which are left out (the call path, and a
+    frame that handed its call over)."""
+    hidden = _call_path_codes()
+    return [c in hidden or i + 1 < len(codes) and codes[i + 1] in _handover
+            for i, c in enumerate(codes)]
 
 
 def is_call_path(code: CodeType) -> bool:
@@ -73,7 +87,8 @@ def _strip_tb(tb: TracebackType | None, start: CodeType | None) -> TracebackType
             # Not raised in the script (an error of the runner itself): keep only what is
             # not tierjit's, so the user sees their own frames.
             entries = [t for t in entries if not is_tierjit_frame(t.tb_frame.f_code)] or entries
-    kept = [t for t in entries if not is_call_path(t.tb_frame.f_code)]
+    out = _left_out([t.tb_frame.f_code for t in entries])
+    kept = [t for t, o in zip(entries, out) if not o]
     for a, b in zip(kept, kept[1:]):
         a.tb_next = b
     if kept:
@@ -91,9 +106,13 @@ def install() -> None:
                 # walk_stack(None) starts four frames up from its own generator frame; this
                 # generator takes that generator's place, so the same count is right here.
                 arg = sys._getframe().f_back.f_back.f_back.f_back
-            for item in walker(arg):
-                if not is_call_path(item[0].f_code):      # item: (frame, position)
-                    yield item
+            items = list(walker(arg))               # item: (frame, position)
+            codes = [item[0].f_code for item in items]
+            if stack:                                # innermost first
+                out = _left_out(codes[::-1])[::-1]
+            else:
+                out = _left_out(codes)
+            yield from (item for item, o in zip(items, out) if not o)
         walk.__name__, walk.__doc__ = walker.__name__, walker.__doc__
         walk.__wrapped__ = walker
         return walk

@@ -17,12 +17,17 @@ import operator
 import sys
 
 from ..errors import Unsupported
-from ..ir.ops import Op
+from ..ir.ops import INPLACE, Op
 from .lattice import (BOOL, FLOAT, INT, NONE, ArrayT, Scalar, TupleT, Type, UnionT, join,
                       members, type_of_value)
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:                       # pragma: no cover - typing only
+    from collections.abc import Callable
+
 # Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
 _CALL_BUILTIN, _CALL_JIT, _CALL_MATH = Op.CALL_BUILTIN, Op.CALL_JIT, Op.CALL_MATH
+_CALL_METHOD, _CALL_UFUNC = Op.CALL_METHOD, Op.CALL_UFUNC
 _CALL_NUMPY, _CONST, _GETATTR, _GETITEM = Op.CALL_NUMPY, Op.CONST, Op.GETATTR, Op.GETITEM
 _GUARD_RANGE, _IS, _IS_NOT, _LEN = Op.GUARD_RANGE, Op.IS, Op.IS_NOT, Op.LEN
 _MAKE_TUPLE, _NOT, _RANGE_ITEM, _RANGE_LEN = Op.MAKE_TUPLE, Op.NOT, Op.RANGE_ITEM, Op.RANGE_LEN
@@ -40,6 +45,24 @@ _PY_OPS = {
 
 # by value: hashing an Enum member is a Python-level call on 3.11
 _PY_OPS_BY_VALUE = {op.value: fn for op, fn in _PY_OPS.items()}
+# `x op= y` (attr "inplace"): an array changes in place
+_INPLACE_OPS = {
+    Op.ADD: operator.iadd, Op.SUB: operator.isub, Op.MUL: operator.imul,
+    Op.TRUEDIV: operator.itruediv, Op.FLOORDIV: operator.ifloordiv, Op.MOD: operator.imod,
+    Op.POW: operator.ipow, Op.LSHIFT: operator.ilshift, Op.RSHIFT: operator.irshift,
+    Op.BITAND: operator.iand, Op.BITOR: operator.ior, Op.BITXOR: operator.ixor,
+}
+
+
+def py_function(op: Op, attr) -> Callable | None:
+    """The operator function an arithmetic, comparison or unary op stands for."""
+    if attr == INPLACE:
+        return _INPLACE_OPS.get(op)
+    return _PY_OPS_BY_VALUE.get(op._value_)
+
+
+def has_arrays(args) -> bool:
+    return any(isinstance(m, ArrayT) for t in args for m in members(t))
 
 
 def samples(t: Scalar) -> list:
@@ -83,8 +106,8 @@ def _trial(fn, arg_types: tuple[Scalar, ...]) -> Type:
             if t is None:
                 raise Unsupported(f"result of type {type(r).__name__}")
             return t
-    raise Unsupported(f"{getattr(fn, '__name__', fn)} on "
-                      f"{', '.join(map(str, arg_types))}", 0, f"{type(err).__name__}: {err}")
+    on = f" on {', '.join(map(str, arg_types))}" if arg_types else ""
+    raise Unsupported(f"{getattr(fn, '__name__', fn)}{on}", 0, f"{type(err).__name__}: {err}")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -111,6 +134,8 @@ def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | Non
     """The type of `op(args)`; None when the op has no result. Raises Unsupported."""
     py_op = _PY_OPS_BY_VALUE.get(op._value_)
     if py_op is not None:
+        if has_arrays(args):                # NumPy's: by trial on sample arrays
+            return _array_op_type(op, attr, tuple(args))
         return _over_members(py_op, tuple(args))
     if op in (_IS, _IS_NOT):
         # identity of numbers is CPython's object identity, which native code does not
@@ -156,11 +181,18 @@ def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | Non
             raise Unsupported(f"storing {args[-1]} into an array")
         return None
     if op is _CALL_BUILTIN:
+        if attr in ("int", "float"):
+            _no_numpy_complex(attr, args)
         return _builtin_type(attr, args)
     if op is _CALL_MATH:
+        _no_numpy_complex(f"math.{attr}", args)
         return _over_members(getattr(math, attr), tuple(args))
     if op is _CALL_NUMPY:
         return _numpy_type(attr, args)
+    if op is _CALL_METHOD:
+        return _method_type(attr, tuple(args))
+    if op is _CALL_UFUNC:
+        return _numpy_call_type(attr, tuple(args))
     if op is _CALL_JIT:
         return callee_types(attr, tuple(args))
     raise Unsupported(f"operation {op.value}")
@@ -202,6 +234,16 @@ _BUILTINS = {"abs": abs, "int": int, "float": float, "bool": bool, "complex": co
              "round": round, "divmod": divmod, "pow": pow, "len": len}
 
 
+def _no_numpy_complex(what: str, args: list[Type]) -> None:
+    """A math function, int() or float() of a NumPy complex casts it to a real number, and
+    NumPy warns (ComplexWarning): so would the trial that types it, at compile time, also for
+    a call the program never makes. Such a specialisation runs as CPython."""
+    for t in args:
+        for m in members(t):
+            if isinstance(m, Scalar) and m.is_numpy and m.py().dtype.kind == "c":
+                raise Unsupported(f"{what}() of {m} (NumPy warns as it casts it to a real)")
+
+
 def _builtin_type(name: str, args: list[Type]) -> Type:
     if name in ("min", "max"):
         if len(args) < 2:
@@ -217,6 +259,63 @@ def _builtin_type(name: str, args: list[Type]) -> Type:
     if name == "abs" and len(args) == 1 and isinstance(args[0], Scalar) and args[0].py is bool:
         return INT
     return _over_members(_BUILTINS[name], tuple(args))
+
+
+@functools.lru_cache(maxsize=1024)
+def _array_op_type(op: Op, attr, args: tuple[Type, ...]) -> Type:
+    return _by_samples(op.value, py_function(op, attr), args)
+
+
+@functools.lru_cache(maxsize=1024)
+def _method_type(name: str, args: tuple[Type, ...]) -> Type:
+    """The type of array.NAME(*args): `_by_samples` of the method."""
+    if not isinstance(args[0], ArrayT):
+        raise Unsupported(f"method .{name}() of {args[0]}")
+    return _by_samples(f".{name}()", lambda a, *xs: getattr(a, name)(*xs), args)
+
+
+@functools.lru_cache(maxsize=1024)
+def _numpy_call_type(name: str, args: tuple[Type, ...]) -> Type:
+    """The type of np.NAME(*args): by trial on samples of scalars (a ufunc's or a scalar
+    type's), else `_by_samples` (an array among the arguments)."""
+    import numpy as np
+    fn = getattr(np, name)
+    if all(isinstance(m, Scalar) for t in args for m in members(t)):
+        return _over_members(fn, args)
+    return _by_samples(f"np.{name}()", fn, args)
+
+
+def _by_samples(what: str, fn, args: tuple[Type, ...]) -> Type:
+    """The type of fn(*args) with arrays among them, by trial: a small array of ones of each
+    array type's dtype, rank and layout (a fresh one for each call: `fill` writes it), 0 for
+    an int (an axis, a number of decimals, an index), a sample of any other scalar; joined
+    over the union members of the scalar arguments."""
+    import itertools
+
+    import numpy as np
+
+    def sample_array(t: ArrayT):
+        if t.layout == "A":
+            return np.ones((2,) * (t.ndim - 1) + (4,), dtype=t.dtype)[..., ::2]
+        return np.ones((2,) * t.ndim, dtype=t.dtype, order="F" if t.layout == "F" else "C")
+
+    out = None
+    for combo in itertools.product(*([t] if isinstance(t, ArrayT) else sorted(members(t), key=str)
+                                     for t in args)):
+        if not all(isinstance(c, (Scalar, ArrayT)) for c in combo):
+            raise Unsupported(f"{what} of {', '.join(map(str, combo))}")
+
+        def call(combo=combo):
+            return fn(*(sample_array(c) if isinstance(c, ArrayT) else
+                        c.py(0) if _is_int_type(c) else samples(c)[0] for c in combo))
+        call.__name__ = f"{what} on {', '.join(map(str, combo))}"     # what Unsupported names
+        out = join(out, _trial.__wrapped__(call, ()))     # (a new function: not cached)
+    return out
+
+
+def _is_int_type(t: Scalar) -> bool:
+    py = t.py
+    return py is int or py.__module__ == "numpy" and py().dtype.kind in "iu"
 
 
 def _numpy_type(attr, args: list[Type]) -> Type:

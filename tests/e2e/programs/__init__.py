@@ -3,6 +3,8 @@
 from . import (
     adversarial,
     arithmetic,
+    array_arith,
+    array_methods,
     arrays,
     arrays_create,
     builtins_,
@@ -13,15 +15,17 @@ from . import (
     fallback,
     hot_loops,
     int_overflow,
+    iterables,
     loop_registers,
     math_funcs,
+    numpy_funcs,
     ranges,
     tuples,
 )
 
-TOPICS = (arithmetic, int_overflow, division, compare_bool, control_flow, ranges, tuples, calls,
-          math_funcs, builtins_, arrays, arrays_create, hot_loops, loop_registers, fallback,
-          adversarial)
+TOPICS = (arithmetic, int_overflow, division, compare_bool, control_flow, ranges, iterables, tuples,
+          calls, math_funcs, numpy_funcs, builtins_, arrays, array_methods, array_arith,
+          arrays_create, hot_loops, loop_registers, fallback, adversarial)
 
 ALL_PROGRAMS = [p for topic in TOPICS for p in topic.PROGRAMS]
 

@@ -1,5 +1,7 @@
 """for over range in all its forms: 1-3 arguments, any sign of step, zero step, big bounds."""
 
+import numpy as np
+
 from ..harness import program
 from .values import I64_MAX, I64_MIN, each
 
@@ -38,6 +40,19 @@ PROGRAMS = [
               (0, 10, 20), (0, -10, -20), (0, 1, I64_MAX), (I64_MAX - 10, I64_MAX, 4),
               (I64_MIN + 5, I64_MIN, -2), (I64_MIN, I64_MAX, 2**62), (I64_MAX, I64_MIN, -(2**62)),
               (2**63 - 5, 2**63 + 5, 3), (0, 5, True)]),
+    # NumPy ints as bounds: range() takes them by __index__ and yields Python ints, also where
+    # a cold call runs the untyped, counting tier 0 (after a call past 64 bits, or watched)
+    program("range_numpy_int_bounds", """
+        @jit
+        def f(a, b):
+            s = 0
+            for i in range(a, b):
+                s += i
+            for j in range(b, b - 4, -1):
+                s = s * 3 + j
+            return s
+        """, [(0, 10), (2**64, 2**64 + 3), (np.int8(0), np.int8(100)), (np.uint64(2), np.uint64(9)),
+              (np.int64(-5), 5), (True, np.int16(7))]),
     program("range_zero_step", """
         @jit
         def f(a, b, s):

@@ -1,5 +1,7 @@
 """Tuple packing and unpacking, nested tuple returns, iteration and indexing of tuples."""
 
+import numpy as np
+
 from ..harness import program
 from .values import I64_MAX, NAN, each
 
@@ -46,6 +48,17 @@ PROGRAMS = [
             a, b = t
             return a + b
         """, [((1, 2),), ((1, 2, 3),), ((1,),), ((),)]),
+    # with a loop: a cold call runs the untyped, counting tier 0, which must unpack as CPython
+    program("tup_unpack_wrong_len_with_a_loop", """
+        @jit
+        def f(n, t):
+            s = 0
+            for i in range(n):
+                s += i
+            a, (b, c) = t
+            return s, a, b, c
+        """, [(3, (1, (2, 3))), (3, (1, (2, 3), 4)), (3, (1,)), (2, (1, 2)), (2, (1, (2,))),
+              (2, (1, (2, 3, 4))), (1, ((), np.array([4.5, 5.5]))), (1, ((), [6, 7]))]),
     program("tup_index", """
         @jit
         def f(t, i):

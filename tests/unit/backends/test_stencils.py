@@ -265,6 +265,46 @@ def test_freed_regions_are_pooled_and_never_executable():
     assert a.in_use == 1
 
 
+def _without_deadlock(body) -> None:
+    import threading
+    done: list = []
+    t = threading.Thread(target=lambda: done.append(body()), daemon=True)
+    t.start()
+    t.join(30)
+    assert done, "deadlock (or the body raised)"
+
+
+def test_a_finalizer_freeing_a_region_inside_the_arena_is_not_a_deadlock(monkeypatch):
+    # A collection may run at any allocation, and the finalizer of a dropped function's code
+    # frees its region: here on the thread already inside the arena (at the first mprotect
+    # of a collect), a finalizer frees a region and compiles (allocates) one.
+    a = codemem.Arena(size=32 * codemem.PAGE)
+    r = [a.allocate(10) for _ in range(4)]
+    real = codemem._protect
+    reentered: list = []
+
+    def protect(address, size, prot):
+        if not reentered:
+            reentered.append(True)
+            a.free(r[3].address, r[3].size)
+            r.append(a.allocate(4000))
+        real(address, size, prot)
+
+    monkeypatch.setattr(codemem, "_protect", protect)
+
+    def body():
+        for x in r[:3]:
+            a.free(x.address, x.size)
+        return True
+
+    _without_deadlock(body)
+    assert reentered and r[4].address == r[3].address      # the finalizer's region reused
+    # every free region pooled once, and handed out once
+    pooled = sorted(x for xs in a.pool.values() for x in xs)
+    assert pooled == sorted(x.address for x in r[:3])
+    assert {a.allocate(10).address for _ in range(3)} == set(pooled)
+
+
 def test_baseline_functions_guard_and_deopt():
     import numpy as np
 

@@ -135,7 +135,78 @@ def test_for_over_an_array_counts_with_len_and_getitem():
     assert _first(fn, Op.LEN).args == [a]
     item = _first(fn, Op.GETITEM)
     assert item.args[0] is a and item.result.name == "x"
+    # the counter stays below len(a), of the array the loop started with: no bounds check
+    assert item.inbounds == {0}
     assert not any(i.op in (Op.RANGE_LEN, Op.RANGE_ITEM) for i in _ops(fn))
+
+
+def enumerate_zip(a, b, n):
+    s = 0.0
+    for i, (x, y, k) in enumerate(zip(a, b, range(n)), 1):
+        s += i * x * y * k
+    return s
+
+
+def zip_not_unpacked(a, b):
+    p = None
+    for p in zip(a, b):
+        pass
+    return p
+
+
+def test_enumerate_and_zip_are_not_made_their_items_are_their_arguments_items():
+    fn = lower(enumerate_zip)
+    a, b, n = fn.entry.params
+    lens = [i for i in _ops(fn) if i.op in (Op.LEN, Op.RANGE_LEN)]
+    assert [i.args[0] if i.op is Op.LEN else i.args[1] for i in lens] == [a, b, n]
+    # zip runs as long as its shortest argument
+    least = _first(fn, Op.CALL_BUILTIN)
+    assert least.attr == "min" and least.args == [i.result for i in lens]
+    header = next(blk for blk in fn.blocks if blk.terminator.op is Op.BRANCH)
+    assert header.instrs[0].op is Op.LT and header.instrs[0].args[1] is least.result
+    gets = [i for i in _ops(fn) if i.op is Op.GETITEM]
+    assert [(g.args[0], g.result.name, g.inbounds) for g in gets] == \
+        [(a, "x", {0}), (b, "y", {0})]
+    assert _first(fn, Op.RANGE_ITEM).result.name == "k"
+    # enumerate's count: its start plus the loop's counter
+    count = next(i for i in _ops(fn) if i.op is Op.ADD and i.result.name == "i")
+    consts = {i.result: i.attr for i in _ops(fn) if i.op is Op.CONST}
+    assert consts[count.args[0]] == 1 and count.args[1].name.startswith(".k")
+    # unpacked into as many names: no tuple is made
+    assert not any(i.op in (Op.MAKE_TUPLE, Op.TUPLE_GET) for i in _ops(fn))
+
+
+def test_a_zip_item_not_unpacked_is_a_tuple():
+    fn = lower(zip_not_unpacked)
+    a, b = fn.entry.params
+    tup = _first(fn, Op.MAKE_TUPLE)
+    assert [_ops(fn)[[i.result for i in _ops(fn)].index(x)].args[0] for x in tup.args] == [a, b]
+    assert tup.result.name == "p"
+
+
+def methods(a, k):
+    out = a.copy()
+    out.fill(k)
+    return a.sum(k) + out.max()
+
+
+def test_array_methods_are_calls_of_their_receiver_and_arguments():
+    fn = lower(methods)
+    a, k = fn.entry.params
+    calls = [(i.attr, i.args) for i in _ops(fn) if i.op is Op.CALL_METHOD]
+    out = calls[0] and _first(fn, Op.CALL_METHOD).result
+    assert calls == [("copy", [a]), ("fill", [out, k]), ("sum", [a, k]), ("max", [out])]
+
+
+def float_constants():
+    return float("inf"), float(" -1e3 "), float("nan")
+
+
+def test_float_of_a_string_literal_is_a_constant():
+    fn = lower(float_constants)
+    values = [i.attr for i in _ops(fn) if i.op is Op.CONST]
+    assert values[:2] == [math.inf, -1000.0] and math.isnan(values[2])
+    assert not any(i.op is Op.CALL_BUILTIN for i in _ops(fn))
 
 
 def calls(a, n, x):

@@ -54,6 +54,42 @@ def keyword_only(x, *, y):  # <-
     return x + y
 
 
+def enumerate_start_not_a_literal(a, n):
+    s = 0
+    for i, x in enumerate(a, n):  # <-
+        s += i
+    return s
+
+
+def enumerate_two_starts(a):
+    s = 0
+    for i, x in enumerate(a, 1, start=2):  # <-
+        s += i
+    return s
+
+
+def zip_strict(a, b):
+    s = 0
+    for x, y in zip(a, b, strict=True):  # <-
+        s += x
+    return s
+
+
+def zip_without_arguments():
+    s = 0
+    for x in zip():  # <-
+        s += 1
+    return s
+
+
+def float_of_a_bad_string():
+    return float("one")  # <-
+
+
+def enumerate_outside_a_for(a):
+    return enumerate(a)  # <-
+
+
 def global_statement(x):
     global GLOBAL_COUNTER  # <-
     GLOBAL_COUNTER = x
@@ -101,7 +137,11 @@ def call_of_a_plain_python_function(x):
 
 
 def call_of_a_method(a):
-    return a.sum()  # <-
+    return a.reshape(2, 3)  # <-
+
+
+def array_method_with_keywords(a):
+    return a.sum(axis=0)  # <-
 
 
 def delete_statement(x):
@@ -213,7 +253,7 @@ def numpy_dtype_not_a_scalar_type(n):
 
 
 def numpy_scalar_type_call(x):
-    return np.float64(x)  # <-
+    return np.float64(x, 1)  # <-
 
 
 def range_with_four_arguments(n):
@@ -303,7 +343,8 @@ CASES = [
     (bytes_constant, ["constant", "bytes"]),
     (unknown_name, ["no_such_name", "not defined"]),
     (call_of_a_plain_python_function, ["call of 'helper'"]),
-    (call_of_a_method, ["call of 'a.sum'"]),
+    (call_of_a_method, ["call of 'a.reshape'"]),
+    (array_method_with_keywords, ["a.sum", "keyword"]),
     (delete_statement, ["Delete"]),
     (try_except, ["Try"]),
     (with_statement, ["With"]),
@@ -329,6 +370,12 @@ CASES = [
     (numpy_dtype_not_a_scalar_type, ["dtype"]),
     (numpy_scalar_type_call, ["call of 'np.float64'"]),
     (range_with_four_arguments, ["range()"]),
+    (enumerate_start_not_a_literal, ["enumerate()", "start", "int literal"]),
+    (enumerate_two_starts, ["enumerate()"]),
+    (zip_strict, ["zip()", "keywords"]),
+    (zip_without_arguments, ["zip()", "no argument"]),
+    (float_of_a_bad_string, ["float('one')", "ValueError"]),
+    (enumerate_outside_a_for, ["call of 'enumerate'"]),
     (for_target_attribute, ["for-loop target"]),
     (raise_from, ["raise ... from"]),
     (bare_raise, ["bare raise"]),
@@ -366,8 +413,8 @@ def test_unsupported_names_construct_and_line(fn, words):
 def test_call_of_a_plain_function_says_what_can_be_called():
     with pytest.raises(Unsupported) as info:
         lower(call_of_a_plain_python_function)
-    assert "only @jit functions, math, numpy constructors and numeric builtins" in str(
-        info.value)
+    assert "only @jit functions, math, numpy constructors, ufuncs and reductions, numeric " \
+        "builtins and some array methods can be called" in str(info.value)
 
 
 def test_source_not_available():

@@ -49,6 +49,23 @@ def test_loop_carried_ints_widen_to_the_i64_limit():
     assert adds and all(r[1] == I64[1] for r in adds)     # k += 1 keeps its overflow guard
 
 
+def zipped(a, b):
+    s = 0
+    for i, (x, y) in enumerate(zip(a, b)):
+        s += i
+    return s
+
+
+def test_a_loop_over_sequences_counts_below_their_least_length():
+    ranges = _ranges_by_op(zipped, np.zeros(4, dtype=np.int8), np.zeros(9))
+    limit = (2 ** 63 - 1) // 8                  # the float64 array's most items, the fewer
+    [(lo, hi)] = [r for op, r in ranges if op is Op.CALL_BUILTIN]      # min of the lengths
+    assert lo == 0 and hi <= limit
+    # the loop's counter + 1 and enumerate's count (0 + counter) cannot overflow; the sum can
+    adds = sorted(r for op, r in ranges if op is Op.ADD)
+    assert adds == [(0, hi), (0, I64[1]), (1, hi + 1)]
+
+
 def test_arith_bounds():
     assert arith(Op.MUL, (0, 10), (3, 3)) == (0, 30)
     assert arith(Op.SUB, (0, 5), (1, 2)) == (-2, 4)

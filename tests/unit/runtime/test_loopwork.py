@@ -86,6 +86,21 @@ def test_nests_multiply_their_trip_counts():
     assert estimate(pairs, (1, 2), 7) == 14 * 2              # a tuple's length counts
 
 
+def enumerated(a, n):
+    s = 0.0
+    for i, x in enumerate(a):
+        for j, k in enumerate(range(n), 1):     # as many items as its iterable
+            s += x * j
+    for x, y in zip(a, a):                      # zip: not read
+        for r in range(n):
+            s += x
+    return s
+
+
+def test_enumerate_has_its_iterables_trip_count():
+    assert estimate(enumerated, np.zeros(300), 40) == 300 * 40
+
+
 def test_unread_loops_do_not_multiply():
     """A loop whose trip count is not read (a step by a loop variable, a local assigned twice,
     a `while`) multiplies nothing: these functions keep no model, and their calls are

@@ -589,3 +589,72 @@ def test_a_profile_given_up_by_another_thread_is_not_observed():
         d.profile = False            # the other thread, right after this call's check
         d.observe((1,))
         assert d.profile is False
+
+
+def test_a_finalizer_submitting_inside_the_queue_is_not_a_deadlock():
+    # A collection may run at any allocation while a thread holds the compiler queue's lock
+    # (submitting a job, or stopping the thread at exit), and a finalizer it runs may call a
+    # jitted function that submits a job: on the same thread, under the same lock.
+    import threading
+
+    c = compiler.CompilerThread()
+    ran: list = []
+    done: list = []
+
+    def body():
+        with c._cv:                        # as if inside submit() when the finalizer runs
+            assert c.submit(lambda: ran.append(1))
+        c.stop()
+        with c._cv:                        # as if inside stop() at exit
+            done.append(c.submit(lambda: ran.append(2)))
+
+    t = threading.Thread(target=body, daemon=True)
+    t.start()
+    t.join(30)
+    assert done == [False], "deadlock"     # a stopped thread takes no job
+
+
+def test_a_function_is_made_whole_with_the_collector_paused(monkeypatch):
+    # A finalizer the collector ran while a cold function is made whole, under the lock that
+    # makes one whole at a time, could call a function that must be made whole too: the
+    # collector does not run there.
+    from tierjit.runtime.dispatch import Dispatcher
+    seen = []
+    real = Dispatcher._complete
+
+    def complete(self):
+        seen.append(gc.isenabled())
+        real(self)
+
+    monkeypatch.setattr(Dispatcher, "_complete", complete)
+
+    @tierjit.jit
+    def f(x):
+        return x + 1
+
+    assert gc.isenabled()
+    dispatcher_of(f)                       # makes it whole
+    assert seen == [False] and gc.isenabled()
+
+
+def test_a_call_on_the_compiler_thread_runs_the_function_itself(monkeypatch):
+    # Only a finalizer calls a jitted function there, maybe in the middle of an import its
+    # bookkeeping would need (half made): it runs the function as CPython would, counted,
+    # timed and compiled by nothing.
+    import _thread
+
+    @tierjit.jit
+    def f(n):
+        s = 0
+        for i in range(n):
+            s += i
+        return f(n - 1) + s if n > 0 else s
+
+    monkeypatch.setattr(shim, "compiler_ident", _thread.get_ident())
+    with tierjit.config.override(hot_calls=0):
+        assert f(30) == f.py_func(30)
+        d = dispatcher_of(f)
+        assert d.calls == 0 and not d.specs
+        monkeypatch.setattr(shim, "compiler_ident", None)
+        assert f(30) == f.py_func(30) and d.calls > 0        # elsewhere: as before
+

@@ -67,7 +67,7 @@ def test_unions_are_typed_member_by_member():
 @pytest.mark.parametrize(("op", "args", "words"), [
     (Op.LSHIFT, [FLOAT, INT], ["lshift on float, int", "TypeError"]),
     (Op.ADD, [NONE, INT], ["add on NoneType, int", "TypeError"]),
-    (Op.ADD, [A2, INT], ["add on array(float64, 2d, C), int"]),
+    (Op.ADD, [A2, NONE], ["add on array(float64, 2d, C), NoneType", "TypeError"]),
     (Op.ADD, [TupleT((INT,)), TupleT((INT,))], ["add on (int,), (int,)"]),
     (Op.INVERT, [FLOAT], ["invert on float"]),
 ])
@@ -191,3 +191,16 @@ def test_samples_are_values_of_the_type_and_never_zero(t):
     xs = samples(t)
     assert xs and all(type(x) is t.py for x in xs)
     assert all(x for x in xs if x is not None)
+
+
+def test_arithmetic_on_arrays_is_numpys_by_trial():
+    A1I = ArrayT("int64", 1, "C")
+    assert result_type(Op.ADD, [A2, INT], None) == A2
+    assert result_type(Op.LT, [A1I, FLOAT], None) == ArrayT("bool", 1, "C")
+    assert result_type(Op.NEG, [A1I], None) == A1I
+    assert result_type(Op.TRUEDIV, [A1I, A1I], None) == ArrayT("float64", 1, "C")
+    # x += y on an array: in place, so the array's own type; NumPy refuses to cast back
+    assert result_type(Op.ADD, [A1I, INT], "inplace") == A1I
+    with pytest.raises(Unsupported):
+        result_type(Op.ADD, [A1I, FLOAT], "inplace")
+

@@ -17,7 +17,7 @@ from ...ir.loops import natural_loops
 from ...ir.nodes import Block, Instr
 from ...ir.ops import Op
 from ...types.lattice import ArrayT, TupleT, Type, UnionT
-from ..pyops import python_function
+from ..pyops import native_callable
 from .deopt import RARELY, USUALLY, ImpureLoop, published
 from .lltypes import ll, union_members
 
@@ -36,7 +36,7 @@ class CallOps:
         """Call the Python function the op stands for; exact by construction. A jitted
         callee (one native code does not call directly) may have made its effects before it
         raised: its exception propagates, where tier 0 would make the call a second time."""
-        fn = python_function(ins)
+        fn = native_callable(ins, self.fn, self.dispatcher.py_func.__globals__)
         if fn is None:
             raise Unsupported(f"operation {ins.op.value} on {', '.join(map(str, ts))} in "
                               "native code", ins.line)

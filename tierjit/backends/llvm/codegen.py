@@ -51,6 +51,7 @@ from .unions import UnionOps
 # Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
 _ADD, _BRANCH, _CALL_BUILTIN, _CALL_JIT = Op.ADD, Op.BRANCH, Op.CALL_BUILTIN, Op.CALL_JIT
 _CALL_MATH, _CALL_NUMPY, _CONST, _GETATTR = Op.CALL_MATH, Op.CALL_NUMPY, Op.CONST, Op.GETATTR
+_CALL_UFUNC = Op.CALL_UFUNC
 _GETITEM, _GT, _GUARD_INBOUNDS, _GUARD_RANGE = Op.GETITEM, Op.GT, Op.GUARD_INBOUNDS, Op.GUARD_RANGE
 _INVERT, _IS, _IS_NOT, _JUMP, _LEN, _LT = Op.INVERT, Op.IS, Op.IS_NOT, Op.JUMP, Op.LEN, Op.LT
 _MAKE_TUPLE, _MUL, _NEG, _NOT, _POS, _POW = Op.MAKE_TUPLE, Op.MUL, Op.NEG, Op.NOT, Op.POS, Op.POW
@@ -535,6 +536,8 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
             return self.builtin(ins.attr, a, ts, rt)
         if op is _CALL_MATH:
             return self.math_call(ins.attr, a, ts, rt) if scalars else None
+        if op is _CALL_UFUNC:
+            return self.ufunc_call(ins.attr, a, ts, rt) if scalars else None
         if op is _CALL_JIT:
             body = self.inlined.get(ins)
             if body is not None:

@@ -24,6 +24,13 @@ LIBM_1 = frozenset({
 INF = fconst(float("inf"))
 
 
+# NumPy ufuncs done natively on a float64 (or Python float) argument: IEEE operations, so
+# NumPy's own loops give the same bits on every machine (its exp, log, sin ... may not: it
+# has SIMD versions of its own, so those are NumPy's calls); roundeven is NumPy's rint
+UFUNC_1 = {"sqrt": "sqrt", "absolute": "fabs", "fabs": "fabs", "floor": "floor",
+           "ceil": "ceil", "trunc": "trunc", "rint": "roundeven"}
+
+
 class MathOps:
     """Mixed into FunctionCodegen."""
 
@@ -45,6 +52,28 @@ class MathOps:
 
     def is_nan(self, x: str) -> str:
         return self.emit(f"fcmp uno double {x}, 0.0")
+
+    def ufunc_call(self, name: str, a: list[str], ts: list, rt: Scalar) -> str | None:
+        """np.NAME(x) for x a float64 (UFUNC_1, negative, positive, the float64 type itself)
+        or None: NumPy's call. np.sqrt of a negative warns ("invalid value"): it
+        deoptimises, so that tier 0 calls np.sqrt, which warns (or raises, as np.errstate
+        says)."""
+        if len(a) != 1:
+            return None
+        r, k = kind(rt), kind(ts[0])
+        if (r.cls, r.bits, r.numpy) != ("float", 64, True) or (k.cls, k.bits) != ("float", 64):
+            return None
+        x = a[0]
+        if name == "negative":
+            return self.emit(f"fneg double {x}")
+        if name in ("positive", "float64"):
+            return x
+        if name not in UFUNC_1:
+            return None
+        self.declare_intrinsics()
+        if name == "sqrt":
+            self.deopt_if(self.emit(f"fcmp olt double {x}, 0.0"))
+        return self.emit(f"call double @llvm.{UFUNC_1[name]}.f64(double {x})")
 
     def math_call(self, name: str, a: list[str], ts: list, rt: Scalar) -> str | None:
         if name not in LIBM_1 | {"sqrt", "log", "fabs", "floor", "ceil", "trunc", "isnan",

@@ -93,6 +93,17 @@ class ScalarOps:
             return x
         raise AssertionError(f"no conversion {src} -> {dst}")
 
+    def weak_to(self, x: str, k: Kind, to: Kind) -> str:
+        """An operand of a NumPy operation converted to its dtype (NEP 50). A Python float
+        that a float32 cannot hold (finite, made infinite) deoptimises: NumPy warns
+        "overflow encountered in cast" (a sum's result would show it, a quotient or a
+        comparison not)."""
+        r = self.to_kind(x, k, to)
+        if k.cls == "float" and not k.numpy and to.cls == "float" and to.bits < k.bits:
+            lost = self.emit(f"xor i1 {self.finite(self.fp_resize(r, to.bits, k.bits))}, true")
+            self.deopt_if(self.emit(f"and i1 {self.finite(x)}, {lost}"))
+        return r
+
     def fp_resize(self, x: str, sbits: int, dbits: int) -> str:
         if sbits == dbits:
             return x
@@ -302,7 +313,7 @@ class ScalarOps:
             return None
         if ka.cls == "complex" or kb.cls == "complex" or kr.cls == "complex":
             return None
-        x, y = self.to_kind(a, ka, kr), self.to_kind(b, kb, kr)
+        x, y = self.weak_to(a, ka, kr), self.weak_to(b, kb, kr)
         if kr.cls == "float":
             return self.float_binary(op, x, y, kr, python=False)
         if op is Op.TRUEDIV:
@@ -334,7 +345,7 @@ class ScalarOps:
                 return None
             if common.cls == "bool":
                 return self.emit(f"icmp {_ICMP_U[op]} i1 {a}, {b}")
-            x, y = self.to_kind(a, ka, common), self.to_kind(b, kb, common)
+            x, y = self.weak_to(a, ka, common), self.weak_to(b, kb, common)
         elif ka.cls == "float" or kb.cls == "float":
             common = Kind("float", 64)
             x = a if ka.cls == "float" else self.exact_double(a, ka)

@@ -25,11 +25,14 @@ asks again `_osr_every` iterations later).
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 
 from ...ir.nodes import Block, Edge, FrameState, Function, Instr, Value
-from ...ir.ops import COMPARE_OPS, PY_BINARY, PY_UNARY, Op
+from ...ir.ops import COMPARE_OPS, INPLACE, PY_BINARY, PY_UNARY, Op
 from ...ir.verifier import predecessors
+from ...types.lattice import Scalar
+from ...types.rules import has_arrays, py_function
 from .lines import relined
 
 TYPE_CHECKING = False
@@ -47,6 +50,16 @@ def range_len(start, stop, step) -> int:
         if step > 0:
             return max(0, (stop - start + step - 1) // step)
         return max(0, (start - stop - step - 1) // -step)
+
+
+def _plain_ints(args) -> bool:
+    """Typed, and Python ints (or bools) only."""
+    return all(isinstance(a.type, Scalar) and a.type.py in (int, bool) for a in args)
+
+
+def _plain_numbers(args) -> bool:
+    """Typed, and never an array: `x += y` is `x = x + y`."""
+    return all(a.type is not None for a in args) and not has_arrays([a.type for a in args])
 
 
 def _v(v: Value) -> str:
@@ -100,6 +113,11 @@ class _Emitter:
         a = [_v(x) for x in ins.args]
         op = ins.op
         if op in PY_BINARY:
+            if ins.attr == INPLACE and not _plain_numbers(ins.args):
+                # `x op= y` of what may be an array (or, untyped, anything): Python's own,
+                # in place
+                f = py_function(op, INPLACE)
+                return f"{self.name_for(f, 'i' + op.value)}({a[0]}, {a[1]})"
             return f"{a[0]} {PY_BINARY[op]} {a[1]}"
         if op in PY_UNARY:
             return f"{PY_UNARY[op]}{a[0]}"
@@ -121,8 +139,13 @@ class _Emitter:
             f = self.name_for(getattr(np, name), "np_" + name)
             dt = "" if dtype is None else f", dtype={self.name_for(dtype, 'dt')}"
             return f"{f}({', '.join(a)}{dt})"
+        if op is Op.CALL_UFUNC:
+            import numpy as np
+            return f"{self.name_for(getattr(np, ins.attr), 'np_' + ins.attr)}({', '.join(a)})"
         if op is Op.CALL_JIT:
             return f"{self.name_for(ins.attr.entry, 'f_' + ins.attr.__name__)}({', '.join(a)})"
+        if op is Op.CALL_METHOD:
+            return f"{a[0]}.{ins.attr}({', '.join(a[1:])})"
         if op is Op.GETATTR:
             return f"{a[0]}.{ins.attr}"
         if op is Op.GETITEM:
@@ -134,6 +157,11 @@ class _Emitter:
         if op is Op.GUARD_RANGE:
             return a[0]                   # a speculation of native code: nothing to check
         if op is Op.RANGE_ITEM:
+            if not _plain_ints(ins.args[:3]):
+                # range() takes its bounds by __index__ and yields Python ints: a NumPy
+                # int bound (untyped, anything) must not make NumPy arithmetic of the items
+                ix = self.name_for(operator.index, "index")
+                return f"{ix}({a[0]}) + {a[3]} * {ix}({a[2]})"
             return f"{a[0]} + {a[3]} * {a[2]}"
         raise AssertionError(f"pyemit: no expression for {op}")
 
@@ -159,6 +187,14 @@ class _Emitter:
             if ins.op is Op.SETITEM:
                 a = [_v(x) for x in ins.args]
                 self.out(f"{ind}{a[0]}[{', '.join(a[1:-1])}] = {a[-1]}")
+            elif ins.op is Op.TUPLE_GET and ins.args[0].type is None:
+                # Untyped, the value may be anything: Python's own unpacking at the first
+                # item (CPython's errors, one pass over an iterator), then the items it made.
+                # (Typed, it is a tuple of as many items: indexed.)
+                t, (k, n) = ins.args[0], ins.attr
+                if k == 0:
+                    self.out(f"{ind}{''.join(f'_u{t.id}_{j}, ' for j in range(n))}= {_v(t)}")
+                self.out(f"{ind}{_v(ins.result)} = _u{t.id}_{k}")
             else:
                 self.out(f"{ind}{_v(ins.result)} = {self.expr(ins)}")
         self.terminator(b.terminator, ind)

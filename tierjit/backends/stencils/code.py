@@ -126,11 +126,17 @@ class _Hooks:
         self.on_give_up = None
         self.pyops = []
         if sel.pyops:
-            from ..pyops import python_function
+            from ..pyops import native_callable
+            # each operation's function and globals: an inlined callee's are its own
+            own_place = (sel.fn, dispatcher.py_func.__globals__)
+            place = {c: (body, call.attr.py_func.__globals__)
+                     for call, body in sel.inlined.items()
+                     for blk in body.blocks for c in blk.instrs}
         for ins, n, _h in sel.pyops:
             # a jitted callee's result is handed over (select_ops.pyop): the override's slot
             handed_at = sel.overrides[(n >> 32) - 1][1] if n >> 32 else None
-            self.pyops.append((python_function(ins), [(sel.offset[a], a.type) for a in ins.args],
+            self.pyops.append((native_callable(ins, *place.get(ins, own_place)),
+                               [(sel.offset[a], a.type) for a in ins.args],
                                None if ins.result is None else
                                (sel.offset[ins.result], ins.result.type), handed_at))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import mmap
-from _thread import allocate_lock
+from _thread import RLock, allocate_lock
 
 PROT_NONE, PROT_READ, PROT_WRITE, PROT_EXEC = 0, 1, 2, 4
 MAP_PRIVATE, MAP_ANONYMOUS, MAP_NORESERVE = 0x02, 0x20, 0x4000
@@ -76,7 +76,9 @@ class Arena:
         self.ready = 0          # [top, ready) is read+write, not yet handed out
         self.pool: dict[int, list[int]] = {}     # page count -> free region addresses
         self.pending: list[tuple[int, int]] = []  # freed while baseline code was running
-        self.lock = allocate_lock()
+        # reentrant: a collection may run at any allocation while it is held, and a finalizer
+        # it runs (a dropped function's BaselineCode.__del__) frees a region on this thread
+        self.lock = RLock()
         # two words: the baseline calls in progress (one i64 the core prologue and call_self
         # increment and decrement), then call_self's countdown to its next signal poll
         self._words = (ctypes.c_int64 * 2)()
@@ -95,29 +97,33 @@ class Arena:
                 end = self.top + pages * PAGE
                 if end > self.size:
                     raise CodeMemoryError("the baseline code arena is full")
+                # claimed before a call that may allocate, and so let a finalizer allocate
+                # on this thread (a region of its own: past this one)
+                addr = self.base + self.top
+                self.top = end
                 if end > self.ready:
                     ready = min(max(end, self.ready + COMMIT_PAGES * PAGE), self.size)
                     _protect(self.base + self.ready, ready - self.ready, PROT_READ | PROT_WRITE)
-                    self.ready = ready
-                addr = self.base + self.top
-                self.top = end
+                    self.ready = max(self.ready, ready)
             self.in_use += pages
         return Region(addr, pages * PAGE)
 
     def free(self, address: int, size: int) -> None:
         """Give a region back; while baseline code runs it waits (it may be on a stack)."""
+        region = (address, size)
         with self.lock:
-            self.pending.append((address, size))
+            self.pending.append(region)
             self._collect()
 
     def _collect(self) -> None:
         if self.active.value != 0 or not self.pending:
             return
-        for address, size in self.pending:
+        # taken first: a region a finalizer frees meanwhile waits for the next collect
+        pending, self.pending = self.pending, []
+        for address, size in pending:
             _protect(address, size, PROT_READ | PROT_WRITE)     # for the next function
             self.pool.setdefault(size // PAGE, []).append(address)
             self.in_use -= size // PAGE
-        self.pending.clear()
 
 
 _arena: Arena | None = None

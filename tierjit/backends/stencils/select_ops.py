@@ -18,6 +18,7 @@ from .templates import LIBM_1, SELF_CALL_WORDS
 
 # Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
 _CALL_BUILTIN, _CALL_JIT, _CALL_MATH, _CONST = Op.CALL_BUILTIN, Op.CALL_JIT, Op.CALL_MATH, Op.CONST
+_CALL_UFUNC = Op.CALL_UFUNC
 _GETATTR, _GETITEM, _GUARD_INBOUNDS = Op.GETATTR, Op.GETITEM, Op.GUARD_INBOUNDS
 _GUARD_RANGE, _INVERT, _LEN, _MAKE_TUPLE = Op.GUARD_RANGE, Op.INVERT, Op.LEN, Op.MAKE_TUPLE
 _NEG, _NOT, _POS, _RANGE_ITEM, _RANGE_LEN = Op.NEG, Op.NOT, Op.POS, Op.RANGE_ITEM, Op.RANGE_LEN
@@ -35,6 +36,10 @@ _MIXED = frozenset({"add", "sub", "mul", "truediv"})    # float ops with _if/_fi
 _UNCHECKED = {"add_ii": "add_iu", "sub_ii": "sub_iu", "mul_ii": "mul_iu"}
 _SIMPLE_TYPES: list = []        # the types SIMPLE's keys name by id, kept alive
 _PAIR_KINDS = frozenset({"float", "npf64"})     # float + - that may begin a fused pair
+
+
+def _is_f64(t) -> bool:
+    return fr.is_np_float(t) and t.py.__name__ == "float64"
 
 
 class OpSelection:
@@ -186,6 +191,9 @@ class OpSelection:
         elif op is _CALL_MATH:
             if self.math(b, i, ins):
                 return
+        elif op is _CALL_UFUNC:
+            if self.ufunc(b, i, ins):
+                return
         elif op is _CALL_BUILTIN:
             if self.builtin(b, i, ins):
                 return
@@ -287,8 +295,7 @@ class OpSelection:
         t, kind, mode, holes = e
         v = ins.args[-1]
         vt = v.type
-        if kind == "f64" and (vt == FLOAT or fr.float_union(vt)
-                              or fr.is_np_float(vt) and vt.py.__name__ == "float64"):
+        if kind == "f64" and (vt == FLOAT or fr.float_union(vt) or _is_f64(vt)):
             name = "f64"
         elif kind == "f64" and _is_int(vt):
             name = "f64_from_int"
@@ -328,6 +335,27 @@ class OpSelection:
             return True
         return False
 
+    def ufunc(self, b: Block, i: int, ins: Instr) -> bool:
+        """np.sqrt, np.absolute, np.fabs, np.negative, np.positive and np.float64 of a float64
+        (see backends/llvm/mathfns.py, UFUNC_1): a negative's sqrt deoptimises (NumPy
+        warns)."""
+        args, r = ins.args, ins.result
+        if len(args) != 1 or not _is_f64(r.type) or not (args[0].type == FLOAT or
+                                                         _is_f64(args[0].type)):
+            return False
+        x, c = self.offset[args[0]], self.offset[r]
+        if ins.attr in ("positive", "float64"):
+            self.mov(x, c, 1)
+            return True
+        st = {"sqrt": "sqrt_f", "absolute": "fabs_f", "fabs": "fabs_f",
+              "negative": "neg_f"}.get(ins.attr)
+        if st is None:
+            return False
+        h = self.add(st, A=x, C=c)
+        if st == "sqrt_f":
+            self.deopt(h, b, i)
+        return True
+
     def builtin(self, b: Block, i: int, ins: Instr) -> bool:
         name, args, r = ins.attr, ins.args, ins.result
         ts = [a.type for a in args]
@@ -337,8 +365,7 @@ class OpSelection:
                 h = self.add("abs_i", A=o[args[0]], C=o[r])
                 self.deopt(h, b, i)
                 return True
-            if ts[0] == r.type and (ts[0] == FLOAT or fr.is_np_float(ts[0])
-                                    and ts[0].py.__name__ == "float64"):
+            if ts[0] == r.type and (ts[0] == FLOAT or _is_f64(ts[0])):
                 self.add("abs_f", A=o[args[0]], C=o[r])
                 return True
         if name in ("min", "max") and len(args) == 2 and ts[0] == ts[1] == r.type:
