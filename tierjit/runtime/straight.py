@@ -202,8 +202,12 @@ def after_give_up(d) -> None:
 # (whose __del__ may call the function: a lock here would deadlock) and no signal handler.
 
 def arm(d, n: int) -> None:
-    """Count the calls made straight since the slot was last given calls, and give it `n`."""
+    """Count the calls made straight since the slot was last given calls, and give it `n`
+    (nothing to do before begin has the slot's cell: another thread's call the new straight
+    slot passed on, which begin's own arm counts)."""
     cell = d.straight_cell
+    if cell is None:
+        return
     left = cell.value
     cell.value = n
     d.calls += d.armed - left

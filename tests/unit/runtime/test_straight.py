@@ -226,6 +226,25 @@ def test_straight_calls_are_counted_and_sampled_like_cold_calls(jitted):
         assert d.straight is False or not entry.is_straight(f)
 
 
+@pytest.mark.parametrize("name, args, want", [("_with_constant", (19, 7), 26),
+                                               ("_looping", (19, 3), 60)])
+def test_a_call_passed_on_before_begin_has_the_cell(jitted, name, args, want):
+    """Another thread may call through the straight slot between go_straight and begin's
+    taking its cell: the call the slot passes on is counted later, not an AttributeError
+    (seen once under test_threads_while_the_compiler_swaps_code)."""
+    f = jitted(name)
+    with tierjit.config.override(hot_calls=1000, hot_seconds=None, background=False):
+        assert f(*args) == want
+        d = dispatcher_of(f)
+        assert d.straight is True and entry.is_straight(f)
+        cell, d.straight_cell = d.straight_cell, None      # begin's window
+        try:
+            assert f(*args) == want
+        finally:
+            d.straight_cell = cell
+        assert f(*args) == want and d.cold
+
+
 def test_without_a_cached_stencil_library_the_shim_stays_until_there_is_one(jitted,
                                                                            monkeypatch):
     from tierjit.backends.stencils import library
