@@ -46,13 +46,12 @@ def tierjit(*args: str, **kw) -> subprocess.CompletedProcess:
 
 # What a measuring example's output says of timing: numbers, with the padding their width
 # changes (format widths like {t:7.1f}); whether the background build had finished when the
-# first call returned; whether tour.py's closest got hot at its first call (hot_seconds, on
-# a loaded machine) or its second, whose profile holds two calls passing the same values: a
-# value-specialised version, explained without the generic version's guards.
+# first call returned; and explain's lines of specialisations: whether a function got hot at
+# its first call (hot_seconds, on a loaded machine) or later, with a profile of calls
+# passing the same values (a value-specialised version), decides which versions it lists.
 TIMING = ((rb" *[-+]?\d[\d.,]*", b"#"),
           (rb"compiled on the [\w-]+ thread in# ms|still compiling", b"<build>"),
-          (rb" \(value-specialised: [^)\n]*\)|=shape \(#\)|=#", b""),
-          (rb"\n +closest\([^\n]*\) guards:[^\n]*", b""))
+          (rb"\n +\w+\([^\n]*\)(:| guards:| deopts:)[^\n]*", b""))
 
 
 def _masked(out: bytes) -> bytes:

@@ -9,6 +9,7 @@ code calls Python for warns from a frame at its own line (backends/pyops.py)."""
 from __future__ import annotations
 
 import math
+import traceback
 import warnings
 
 import numpy as np
@@ -212,6 +213,10 @@ def untaken_cast(x, flag):
     return x
 
 
+def span(x, y, s):
+    return np.arange(x, y, s).shape[0]   # NumPy's subtraction overflows: it warns, may raise
+
+
 def _record(fn, *args):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
@@ -285,3 +290,30 @@ def test_warnings_match_cpython(fn, args, tier):
         assert np.array_equal(got, expected, equal_nan=expected.dtype.kind == "f")
     else:
         assert type(got) is type(expected) and (got == expected or np.isnan(expected))
+
+
+def _outcome(fn, *args):
+    """The result or exception (its type, message and the frames of this file), and the
+    warnings."""
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        try:
+            r = fn(*args)
+        except Exception as e:   # noqa: BLE001 - compared
+            r = (type(e), str(e), [(t.name, t.lineno, t.line) for t in
+                                   traceback.extract_tb(e.__traceback__) if t.filename == __file__])
+    return r, [(w.category, str(w.message), w.filename, w.lineno) for w in ws]
+
+
+@pytest.mark.parametrize("args", [
+    (np.float32(3e38), np.float32(-3e38), np.float32(-1)),     # warns, then raises
+    (np.int64(-2**63), np.int64(2**63 - 1), np.int64(1)),      # warns, returns
+    (0.0, np.inf, 1.0),                                          # raises
+    (np.int64(0), np.int64(5), 0),
+    (np.int32(0), np.int32(7), np.int32(2)),
+])
+@pytest.mark.parametrize("tier", ["baseline", "opt"])
+def test_an_operation_that_warns_then_raises_does_both_once(args, tier):
+    """Native code makes np.arange in Python; its warning and exception are CPython's, once
+    each (tier 0 does not make it again), with the traceback's frame at the line."""
+    assert _outcome(tierjit.jit(span, tier=tier), *args) == _outcome(span, *args)

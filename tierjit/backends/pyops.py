@@ -9,6 +9,13 @@ jitted function, so a warning it emits (NumPy's "overflow encountered in scalar 
 would name that caller's line, or tierjit's own. `native_callable` calls it from a frame of
 its own at the instruction's line of the function's file, with the function's globals: the
 warning is then CPython's to the letter, and counted in the same module's registry.
+
+An operation that raises (after warning, maybe: NumPy's arange of float32 bounds) is not made
+again by tier 0, which would warn twice: its exception propagates from that frame (the LLVM
+tier), or is raised again by the deopt from a frame of `located_raise` (the baseline tier,
+whose `pyop` hook is a Python frame of tierjit's). Either way the traceback shows one frame
+at the function's line, as tier 0's would; these frames have no column positions, as tier
+0's have none (carets would point into this module's text).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import types
 from ..ir.nodes import Function, Instr
 from ..ir.ops import INPLACE, Op
 from ..types.rules import _PY_OPS, py_function
+from .pyemit.lines import relined
 
 _PY_FUNCS = {
     **_PY_OPS,
@@ -75,18 +83,30 @@ def native_callable(ins: Instr, fn: Function, py_globals: dict):
     # item access and methods: done in that frame itself (NumPy's methods warn from Python
     # code of their own, one frame up: stacklevel=2)
     own = _method_frame(ins.attr) if ins.op is Op.CALL_METHOD else _OWN_FRAME.get(ins.op)
-    code = (own or _CALL).replace(co_filename=fn.filename, co_firstlineno=max(ins.line, 1),
-                                  co_name=fn.name, co_qualname=fn.name)
-    g = types.FunctionType(code, py_globals)
+    g = _at_line(own or _CALL, ins, fn, py_globals)
     return g if own else functools.partial(g, f)
 
 
+def located_raise(ins: Instr, fn: Function, py_globals: dict):
+    """A function that raises the exception it is given (whose traceback is what came after
+    the operation's own frame) from a frame at ins's line of fn's file."""
+    return _at_line(_RAISE, ins, fn, py_globals)
+
+
+def _at_line(code: types.CodeType, ins: Instr, fn: Function, py_globals: dict):
+    code = code.replace(co_filename=fn.filename, co_firstlineno=max(ins.line, 1),
+                        co_name=fn.name, co_qualname=fn.name)
+    return types.FunctionType(code, py_globals)
+
+
 def _one_line(src: str):
-    """The code of a function written on one line: all of it at co_firstlineno."""
-    return compile(src, "<tierjit>", "exec").co_consts[0]
+    """The code of a function written on one line: all of it at co_firstlineno, with no
+    column positions."""
+    return relined(compile(src, "<tierjit>", "exec").co_consts[0], [1])
 
 
 _CALL = _one_line("def _at(f, *a): return f(*a)")
+_RAISE = _one_line("def _at(e): raise e")
 _OWN_FRAME = {
     Op.GETITEM: _one_line("def _at(a, *i): return a[i[0] if len(i) == 1 else i]"),
     Op.SETITEM: _one_line("def _at(a, *r): a[r[0] if len(r) == 2 else r[:-1]] = r[-1]"),

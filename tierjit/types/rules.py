@@ -18,7 +18,7 @@ import sys
 
 from ..errors import Unsupported
 from ..ir.ops import INPLACE, Op
-from .lattice import (BOOL, FLOAT, INT, NONE, ArrayT, Scalar, TupleT, Type, UnionT, join,
+from .lattice import (BOOL, INT, NONE, ArrayT, Scalar, TupleT, Type, UnionT, join,
                       members, type_of_value)
 
 TYPE_CHECKING = False
@@ -324,10 +324,8 @@ def _numpy_type(attr, args: list[Type]) -> Type:
     if name == "arange":
         if not 1 <= len(args) <= 3:
             raise Unsupported("np.arange() with this many arguments")
-        if dtype is None:
-            floaty = any(FLOAT in members(a) or not all(
-                m in (INT, BOOL) for m in members(a)) for a in args)
-            dtype = np.dtype(np.float64 if floaty else np.int64)
+        if dtype is None:       # NumPy's promotion of the arguments' types: by trial
+            return _over_members(np.arange, tuple(args))
         return ArrayT(np.dtype(dtype).name, 1, "C")
     if len(args) != 1:
         raise Unsupported(f"np.{name}() with {len(args)} positional arguments")

@@ -45,6 +45,20 @@ PROGRAMS = [
         def f(a, b, s):
             return np.arange(a, b), np.arange(a, b, s)
         """, [(0, 10, 3), (10, 0, -2), (-5, 5, 5), (3, 3, 1), (0, 5, 0)]),
+    program("create_arange_numpy_scalars", """
+        import numpy as np
+
+        @jit
+        def f(a, b, s):
+            r = np.arange(a, b, s)          # NumPy promotes the bounds' types: its dtype
+            t = r[0] * 0
+            for i in range(len(r)):
+                t += r[i]
+            return r, t
+        """, [(np.int64(0), np.int64(5), np.int64(1)), (np.int32(1), np.int32(9), np.int32(3)),
+              (0, 6, np.int64(2)), (np.uint8(2), 7, 1), (np.int8(-3), np.int8(4), np.int8(2)),
+              (np.float32(0.5), np.float32(3), np.float32(0.5)), (True, 4, 1),
+              (np.uint64(1), np.uint64(4), np.uint64(1))]),
     program("create_2d_matmul", """
         import numpy as np
 

@@ -191,17 +191,3 @@ class ArrayOps:
             if k.cls in ("int", "float") and not k.numpy:
                 return v if name == "real" else ("0" if k.cls == "int" else "0.0")
         return None
-
-    def numpy_new(self, ins, a: list[str], ts: list[Type], rt: Type) -> str | None:
-        """np.empty/zeros/ones/arange: NumPy makes the array (and raises for bad sizes, in
-        which case tier 0 repeats the call and raises the same error)."""
-        if not isinstance(rt, ArrayT):
-            return None
-        from ..pyops import python_function
-        fn = python_function(ins)
-        self.keepalive.append(fn)
-        boxed = [self.box(x, t) for x, t in zip(a, ts)]
-        obj = self.call_object(id(fn), boxed, steal=True)
-        self.deopt_if_null(obj)
-        self.own(obj)
-        return self.array_struct(obj, rt)

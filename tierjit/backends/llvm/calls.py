@@ -15,7 +15,6 @@ import itertools
 from ...errors import Unsupported
 from ...ir.loops import natural_loops
 from ...ir.nodes import Block, Instr
-from ...ir.ops import Op
 from ...types.lattice import ArrayT, TupleT, Type, UnionT
 from ..pyops import native_callable
 from .deopt import RARELY, USUALLY, ImpureLoop, published
@@ -33,9 +32,9 @@ class CallOps:
 
     def pycall(self, b: Block, i: int, ins: Instr, a: list[str], ts: list[Type],
                rt: Type) -> str:
-        """Call the Python function the op stands for; exact by construction. A jitted
-        callee (one native code does not call directly) may have made its effects before it
-        raised: its exception propagates, where tier 0 would make the call a second time."""
+        """Call the Python function the op stands for; exact by construction. Its exception
+        propagates (backends/pyops.py): tier 0 would make the call a second time, warning
+        twice, or a jitted callee's effects twice."""
         fn = native_callable(ins, self.fn, self.dispatcher.py_func.__globals__)
         if fn is None:
             raise Unsupported(f"operation {ins.op.value} on {', '.join(map(str, ts))} in "
@@ -47,28 +46,11 @@ class CallOps:
         self.flush()
         boxed = [self.box(x, t) for x, t in zip(a, ts)]
         res = self.call_object(id(fn), boxed, steal=True)
-        return self.take_result(b, i, res, rt, raised_deopts=ins.op is not Op.CALL_JIT)
+        return self.take_result(b, i, res, rt)
 
-    def deopt_if_null(self, obj: str) -> None:
-        """A call of a pure Python function raised: clear the error and deoptimise before
-        the call, where tier 0 makes it again and raises the same exception."""
-        self.declare("declare void @PyErr_Clear()")
-        isnull = self.emit(f"icmp eq ptr {obj}, null")
-        err, ok = self.new_label("pyerr"), self.new_label("pyok")
-        self.emit_void(f"br i1 {isnull}, label %{err}, label %{ok}{RARELY}")
-        self.start(err)
-        self.emit_void("call void @PyErr_Clear()")
-        self.deopt_if("true", defer=False)
-        self.emit_void("unreachable")
-        self.start(ok)
-
-    def take_result(self, b: Block, i: int, obj: str, rt: Type, raised_deopts: bool) -> str:
-        """Unbox a call's new-reference result; NULL deopts before the call (re-running a
-        pure function in tier 0 raises the same error) or propagates the exception."""
-        if raised_deopts:
-            self.deopt_if_null(obj)
-        else:
-            self.propagate_error_if(self.emit(f"icmp eq ptr {obj}, null"))
+    def take_result(self, b: Block, i: int, obj: str, rt: Type) -> str:
+        """Unbox a call's new-reference result; NULL propagates the exception."""
+        self.propagate_error_if(self.emit(f"icmp eq ptr {obj}, null"))
         if rt is None:
             self.decref(obj)
             return "0"
@@ -202,7 +184,7 @@ class CallOps:
         self.propagate_error_if(self.emit(f"icmp eq i32 {st}, 1"))
         obj = self.emit(f"load ptr, ptr {objout}")
         b, i = self.cur_block_index
-        v2 = self.take_result(b, i, obj, rt, raised_deopts=False)
+        v2 = self.take_result(b, i, obj, rt)
         l2 = self.cur_label
         join = self.new_label("calljoin")
         self.emit_void(f"br label %{join}")

@@ -50,7 +50,7 @@ from .unions import UnionOps
 
 # Op's members bound once (see ir/ops.py: `Op.X` is slow on Python 3.11)
 _ADD, _BRANCH, _CALL_BUILTIN, _CALL_JIT = Op.ADD, Op.BRANCH, Op.CALL_BUILTIN, Op.CALL_JIT
-_CALL_MATH, _CALL_NUMPY, _CONST, _GETATTR = Op.CALL_MATH, Op.CALL_NUMPY, Op.CONST, Op.GETATTR
+_CALL_MATH, _CONST, _GETATTR = Op.CALL_MATH, Op.CONST, Op.GETATTR
 _CALL_UFUNC = Op.CALL_UFUNC
 _GETITEM, _GT, _GUARD_INBOUNDS, _GUARD_RANGE = Op.GETITEM, Op.GT, Op.GUARD_INBOUNDS, Op.GUARD_RANGE
 _INVERT, _IS, _IS_NOT, _JUMP, _LEN, _LT = Op.INVERT, Op.IS, Op.IS_NOT, Op.JUMP, Op.LEN, Op.LT
@@ -543,8 +543,6 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
             if body is not None:
                 return self.call_inlined(ins, body, a)
             return self.call_jit(ins, a, ts, rt)
-        if op is _CALL_NUMPY:
-            return self.numpy_new(ins, a, ts, rt)
         return None
 
     def to_i64(self, x: str, t: Type) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import struct
 import time
+from _thread import get_ident
 from dataclasses import dataclass, field
 
 from ...errors import Unsupported
@@ -135,16 +136,24 @@ class _Hooks:
         for ins, n, _h in sel.pyops:
             # a jitted callee's result is handed over (select_ops.pyop): the override's slot
             handed_at = sel.overrides[(n >> 32) - 1][1] if n >> 32 else None
-            self.pyops.append((native_callable(ins, *place.get(ins, own_place)),
+            where = place.get(ins, own_place)
+            self.pyops.append((native_callable(ins, *where),
                                [(sel.offset[a], a.type) for a in ins.args],
                                None if ins.result is None else
-                               (sel.offset[ins.result], ins.result.type), handed_at))
+                               (sel.offset[ins.result], ins.result.type), handed_at,
+                               (ins, *where)))
+        # thread -> (a located raise, the exception) an operation raised: its deopt raises it
+        self.raised: dict[int, tuple] = {}
 
     def deopt(self, addr: int, index: int) -> tuple:
         """Box the live values of frame state `index`: (the tier-0 function that finishes
         the call, its arguments), which the deopt stub calls; or (None, the result) when a
         loop exit has made the rest of the call."""
         site, index = index >> 32, index & 0xFFFFFFFF
+        if self.raised and not site:
+            raised = self.raised.pop(get_ident(), None)
+            if raised is not None:                     # (see pyop)
+                return raised
         override, obj_at = self.overrides[site - 1] if 0 < site < DEPTH_SITE else (None, 0)
         values = []
         obj = None
@@ -197,16 +206,23 @@ class _Hooks:
         return leave
 
     def pyop(self, k: int, addr: int) -> bool:
-        """Make operation k in Python. False deoptimises: before the operation, where tier 0
-        makes it again and raises its error; after a jitted callee's call (`handed_at`: its
-        effects are made), handing tier 0 a result native code cannot take, while its
-        exception propagates."""
-        fn, args, res, handed_at = self.pyops[k]
+        """Make operation k in Python. False deoptimises: before the operation, which raised
+        (the deopt raises its exception again, from a frame at the operation's line: tier 0
+        making the operation again would warn again), or whose result native code cannot
+        take (tier 0 makes it again); after a jitted callee's call (`handed_at`: its effects
+        are made), handing tier 0 a result native code cannot take, while its exception
+        propagates."""
+        fn, args, res, handed_at, where = self.pyops[k]
         try:
             r = fn(*[fr.box(t, addr + off) for off, t in args])
-        except Exception:            # tier 0 makes the operation again and raises
+        except Exception as e:
             if handed_at is not None:
                 raise
+            # what came after the operation's own frame (and this one's)
+            tb = e.__traceback__.tb_next
+            e.__traceback__ = tb.tb_next if tb is not None else None
+            from ..pyops import located_raise
+            self.raised[get_ident()] = (located_raise(*where), (e,))
             return False
         if res is None:
             return True
