@@ -213,6 +213,10 @@ def untaken_cast(x, flag):
     return x
 
 
+def quotient_array(a, d):
+    return a / d                      # of a transposed array: NumPy's result is F-ordered
+
+
 def span(x, y, s):
     return np.arange(x, y, s).shape[0]   # NumPy's subtraction overflows: it warns, may raise
 
@@ -278,6 +282,8 @@ def _record(fn, *args):
     (f32_against_a_big_float, (np.array([-7.0, 3.0], np.float32), 2.0)),
     (untaken_cast, (np.complex128(1 + 2j), False)),
     (untaken_cast, (np.complex128(1 + 2j), True)),
+    (quotient_array, (np.array([[-1.0, 2.0], [3.0, 4.0]]).T, 0)),
+    (quotient_array, (np.array([[-1.0, 2.0], [3.0, 4.0]])[:, ::-1], 0.0)),
 ])
 @pytest.mark.parametrize("tier", ["baseline", "opt"])
 def test_warnings_match_cpython(fn, args, tier):
@@ -317,3 +323,21 @@ def test_an_operation_that_warns_then_raises_does_both_once(args, tier):
     """Native code makes np.arange in Python; its warning and exception are CPython's, once
     each (tier 0 does not make it again), with the traceback's frame at the line."""
     assert _outcome(tierjit.jit(span, tier=tier), *args) == _outcome(span, *args)
+
+
+def test_a_result_native_code_cannot_take_is_not_made_again(monkeypatch):
+    """Baseline code hands tier 0 a result of the wrong type (here: typed C-ordered, as
+    before transposed arrays were typed any-layout) after the operation, which NumPy makes
+    once: one warning; the deopt is counted."""
+    from tierjit.types import rules
+    monkeypatch.setattr(rules, "_any_layout", lambda t: t)
+    rules._array_op_type.cache_clear()
+    try:
+        a = np.array([[-1.0, 2.0], [3.0, 4.0]], dtype=np.float32).T
+        native = tierjit.jit(quotient_array, tier="baseline")
+        got, gw = _record(native, a, 0)
+        expected, ew = _record(quotient_array, a, 0)
+        assert gw == ew and np.array_equal(got, expected) and got.flags.f_contiguous
+        assert "baseline (1 deopts)" in tierjit.explain(native)
+    finally:
+        rules._array_op_type.cache_clear()

@@ -190,12 +190,19 @@ def depth(t: Type) -> int:
     return 0
 
 
+# A tuple's type names each item's: a longer tuple (data, not a record) runs as CPython,
+# rather than be typed item by item at every call and compiled as a struct of that many.
+MAX_TUPLE_ITEMS = 64
+
+
 def type_of_value(x) -> Type | None:
     """The type of a run-time argument, or None when no native type describes it."""
     t = type(x)
     if t in (int, float, bool, complex, type(None)):
         return Scalar(t)
     if t is tuple:
+        if len(x) > MAX_TUPLE_ITEMS:
+            return None
         items = tuple(type_of_value(i) for i in x)
         return None if any(i is None for i in items) else TupleT(items)
     mod = t.__module__

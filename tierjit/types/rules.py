@@ -310,7 +310,20 @@ def _by_samples(what: str, fn, args: tuple[Type, ...]) -> Type:
                         c.py(0) if _is_int_type(c) else samples(c)[0] for c in combo))
         call.__name__ = f"{what} on {', '.join(map(str, combo))}"     # what Unsupported names
         out = join(out, _trial.__wrapped__(call, ()))     # (a new function: not cached)
+    if any(isinstance(t, ArrayT) and t.layout == "A" for t in args):
+        # an array of any strides stands for F-ordered ones too, whose results NumPy makes
+        # F-ordered (order "K"), where the sample's is C: a result of 2 or more dimensions
+        # may have any layout
+        out = _any_layout(out)
     return out
+
+
+def _any_layout(t: Type) -> Type:
+    if isinstance(t, ArrayT) and t.ndim > 1:
+        return ArrayT(t.dtype, t.ndim, "A")
+    if isinstance(t, TupleT):
+        return TupleT(tuple(_any_layout(x) for x in t.items))
+    return t
 
 
 def _is_int_type(t: Scalar) -> bool:

@@ -59,6 +59,17 @@ PROGRAMS = [
               (0, 6, np.int64(2)), (np.uint8(2), 7, 1), (np.int8(-3), np.int8(4), np.int8(2)),
               (np.float32(0.5), np.float32(3), np.float32(0.5)), (True, 4, 1),
               (np.uint64(1), np.uint64(4), np.uint64(1))]),
+    program("create_arange_union_bound", """
+        import numpy as np
+
+        @jit
+        def f(n, flag):
+            x = 3
+            if flag:
+                x = 2.5                     # int | float: an int64 or a float64 array
+            a = np.arange(x, n)
+            return a[0] + len(a), a
+        """, [(10, True), (10, False), (4, False)]),
     program("create_2d_matmul", """
         import numpy as np
 

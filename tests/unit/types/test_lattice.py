@@ -185,3 +185,10 @@ def test_tuples():
     assert type_of_value(()) == TupleT(())
     assert type_of_value((1, (np.float32(1), np.zeros(2)))) == \
         TupleT((INT, TupleT((F32, A1))))
+
+
+def test_a_tuple_of_more_than_max_items_has_no_native_type():
+    from tierjit.types.lattice import MAX_TUPLE_ITEMS
+    assert type_of_value(tuple(range(MAX_TUPLE_ITEMS))) == TupleT((INT,) * MAX_TUPLE_ITEMS)
+    assert type_of_value(tuple(range(MAX_TUPLE_ITEMS + 1))) is None
+    assert type_of_value((1, tuple(range(300_000)))) is None

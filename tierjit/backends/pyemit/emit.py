@@ -33,6 +33,7 @@ from ...ir.ops import COMPARE_OPS, INPLACE, PY_BINARY, PY_UNARY, Op
 from ...ir.verifier import predecessors
 from ...types.lattice import Scalar
 from ...types.rules import has_arrays, py_function
+from . import iteration
 from .lines import relined
 
 TYPE_CHECKING = False
@@ -86,6 +87,10 @@ class _Emitter:
     # TRUTHs and comparisons used only by their block's branch: written in its `if`
     # (`if x:` tests x as bool(x) would)
     conditions: dict[Value, Instr] = field(default_factory=dict)
+    # untyped for loops (see iteration.py): their counts of items (LEN and zip's min) and
+    # items -> the count of the sequence they are of
+    iter_counts: set[Instr] = field(default_factory=set)
+    iter_items: dict[Instr, Value] = field(default_factory=dict)
 
     def out(self, text: str) -> None:
         self.lines.append(text)
@@ -129,6 +134,12 @@ class _Emitter:
             return "(" + "".join(x + ", " for x in a) + ")"
         if op is Op.TUPLE_GET:
             return f"{a[0]}[{ins.attr[0]}]"
+        if ins in self.iter_counts:
+            f = iteration.iter_len if op is Op.LEN else iteration.zip_bound
+            return f"{self.name_for(f, f.__name__)}({', '.join(a)})"
+        if ins in self.iter_items:
+            f = self.name_for(iteration.item, "item")
+            return f"{f}({a[0]}, {a[1]}, {_v(self.iter_items[ins])})"
         if op is Op.CALL_BUILTIN:
             return f"{self.name_for(_builtin(ins.attr), 'b_' + ins.attr)}({', '.join(a)})"
         if op is Op.CALL_MATH:
@@ -263,6 +274,8 @@ def _emit(fn: Function, entry: FrameState | None, osr: "OsrHook | None" = None) 
         npreds[start] += 1
     em.cases = {b for b in fn.blocks if npreds[b] > 1} - _duplicated(fn, preds, npreds)
     em.conditions = _branch_conditions(fn, entry)
+    if entry is None:
+        em.iter_counts, em.iter_items = _untyped_iterations(fn)
     params = fn.entry.params if entry is None else list(entry.live)
     em.out(f"def _tier0({', '.join(_v(p) for p in params)}):")
     for h in em.osr:
@@ -293,6 +306,49 @@ def _emit(fn: Function, entry: FrameState | None, osr: "OsrHook | None" = None) 
         em.out("        else:")
         em.instrs(start, index, " " * 12)
     return em
+
+
+def _untyped_iterations(fn: Function) -> tuple[set[Instr], dict[Instr, Value]]:
+    """The for loops over untyped sequences (iteration.py): a loop header's test `k < n`,
+    n the LEN (a for loop's count: the op has no other use) of a sequence or zip's min of
+    such (and of ranges'); the items GETITEM(seq, k) (`inbounds`) of the loop, each paired
+    with its sequence's LEN in order (zip(a, a) reads a twice)."""
+    defs = {ins.result: ins for b in fn.blocks for ins in b.instrs if ins.result is not None}
+    counts: set[Instr] = set()
+    items: dict[Instr, Value] = {}
+
+    def lens(n: Value) -> list[Instr] | None:
+        d = defs.get(n)
+        if d is not None and d.op is Op.LEN and d.args[0].type is None:
+            return [d]
+        if d is not None and d.op is Op.RANGE_LEN:
+            return []                   # range(...)'s items are computed: its count, an int
+        if d is not None and d.op is Op.CALL_BUILTIN and d.attr == "min":
+            parts = [lens(x) for x in d.args]
+            if all(p is not None for p in parts):
+                counts.add(d)
+                return [x for p in parts for x in p]
+        return None
+
+    for h in fn.blocks:
+        t = h.terminator
+        test = defs.get(t.args[0]) if t.op is Op.BRANCH else None
+        if test is None or test.op is not Op.LT or test.args[0] not in h.params:
+            continue
+        found = lens(test.args[1])
+        if not found:
+            continue
+        counts.update(found)
+        k = test.args[0]
+        waiting = {}                    # sequence -> its LENs not yet paired, in order
+        for d in found:
+            waiting.setdefault(d.args[0], []).append(d.result)
+        for b in fn.blocks:
+            for ins in b.instrs:
+                if ins.op is Op.GETITEM and ins.inbounds == frozenset({0}) and \
+                        len(ins.args) == 2 and ins.args[1] is k and waiting.get(ins.args[0]):
+                    items[ins] = waiting[ins.args[0]].pop(0)
+    return counts, items
 
 
 def _branch_conditions(fn: Function, entry: FrameState | None) -> dict[Value, Instr]:

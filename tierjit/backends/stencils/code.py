@@ -24,6 +24,7 @@ from _thread import get_ident
 from dataclasses import dataclass, field
 
 from ...errors import Unsupported
+from ...ir.ops import Op
 from ...passes.pipeline import optimise_for_baseline
 from ...runtime import entry as entry_mod
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
@@ -133,9 +134,13 @@ class _Hooks:
             place = {c: (body, call.attr.py_func.__globals__)
                      for call, body in sel.inlined.items()
                      for blk in body.blocks for c in blk.instrs}
+        # the deopt sites of operations' results handed over (not a callee's): counted
+        self.counted_sites: set[int] = set()
         for ins, n, _h in sel.pyops:
-            # a jitted callee's result is handed over (select_ops.pyop): the override's slot
+            # a result is handed over (select_ops.pyop): the override's slot
             handed_at = sel.overrides[(n >> 32) - 1][1] if n >> 32 else None
+            if n >> 32 and ins.op is not Op.CALL_JIT:
+                self.counted_sites.add(n >> 32)
             where = place.get(ins, own_place)
             self.pyops.append((native_callable(ins, *where),
                                [(sel.offset[a], a.type) for a in ins.args],
@@ -150,7 +155,7 @@ class _Hooks:
         the call, its arguments), which the deopt stub calls; or (None, the result) when a
         loop exit has made the rest of the call."""
         site, index = index >> 32, index & 0xFFFFFFFF
-        if self.raised and not site:
+        if self.raised:
             raised = self.raised.pop(get_ident(), None)
             if raised is not None:                     # (see pyop)
                 return raised
@@ -176,13 +181,14 @@ class _Hooks:
         spec = self.spec
         # A callee that deoptimised hands its result on: not a failed guard of this code,
         # so not counted (a deep recursion would otherwise count one per frame).
-        if not site and self.own and spec.native is self.code:
+        counted = not site or site in self.counted_sites
+        if counted and self.own and spec.native is self.code:
             spec.deopts[index] = spec.deopts.get(index, 0) + 1
             return self.dispatcher.resume_function(spec, index), tuple(values)
         # this code is not (or no longer) the specialisation's native code (adaptive
         # tiering's baseline code, or a callee's kept for baseline callers): its own resume
         # functions, its own deopt count
-        if not site:
+        if counted:
             self.deopt_count += 1
             if self.deopt_count == _max_deopts() and self.on_give_up is not None:
                 self.on_give_up()
@@ -206,17 +212,16 @@ class _Hooks:
         return leave
 
     def pyop(self, k: int, addr: int) -> bool:
-        """Make operation k in Python. False deoptimises: before the operation, which raised
-        (the deopt raises its exception again, from a frame at the operation's line: tier 0
-        making the operation again would warn again), or whose result native code cannot
-        take (tier 0 makes it again); after a jitted callee's call (`handed_at`: its effects
-        are made), handing tier 0 a result native code cannot take, while its exception
-        propagates."""
+        """Make operation k in Python (once: tier 0 making it again would warn again, or
+        make a jitted callee's effects again). A jitted callee's exception propagates; any
+        other operation's is raised again by the deopt False makes, from a frame at the
+        operation's line. False also deoptimises after the operation, handing tier 0 a
+        result native code cannot take (`handed_at`)."""
         fn, args, res, handed_at, where = self.pyops[k]
         try:
             r = fn(*[fr.box(t, addr + off) for off, t in args])
         except Exception as e:
-            if handed_at is not None:
+            if where[0].op is Op.CALL_JIT:
                 raise
             # what came after the operation's own frame (and this one's)
             tb = e.__traceback__.tb_next

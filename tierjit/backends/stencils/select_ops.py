@@ -463,9 +463,9 @@ class OpSelection:
         for v in ins.args:
             fr.slots(v.type)
         h = self.add("pyop")
-        if ins.op is _CALL_JIT:
-            # A jitted callee may have made its effects: tier 0 must not call it again. A
-            # result native code cannot take is handed to tier 0 after the call instead
+        if ins.op is _CALL_JIT or ins.result is not None:
+            # Tier 0 must not make the operation again (a jitted callee's effects, a
+            # warning): a result native code cannot take is handed to it after the operation
             # (the hook leaves it in a scratch slot, as a callee's core does for call_jit).
             self.max_scratch = max(self.max_scratch, 1)
             self.overrides.append((ins.result, self.scratch))
