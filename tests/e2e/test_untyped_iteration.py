@@ -93,6 +93,7 @@ def _values():
         {9: 0, 8: 1}.keys(),
         {9: 0, 8: 1}.values(),
         range(2, 7),
+        range(2 ** 70, 2 ** 70 + 3),
         np.array([1, 2, 3]),
         np.arange(6).reshape(3, 2)[:, 0],
         np.array(5),

@@ -138,8 +138,8 @@ class _Emitter:
             f = iteration.iter_len if op is Op.LEN else iteration.zip_bound
             return f"{self.name_for(f, f.__name__)}({', '.join(a)})"
         if ins in self.iter_items:
-            f = self.name_for(iteration.item, "item")
-            return f"{f}({a[0]}, {a[1]}, {_v(self.iter_items[ins])})"
+            n = self.iter_items[ins]
+            return f"{a[0]}[{a[1]}] if _s{n.id} else {_v(n)}.item"
         if op is Op.CALL_BUILTIN:
             return f"{self.name_for(_builtin(ins.attr), 'b_' + ins.attr)}({', '.join(a)})"
         if op is Op.CALL_MATH:
@@ -208,6 +208,9 @@ class _Emitter:
                 self.out(f"{ind}{_v(ins.result)} = _u{t.id}_{k}")
             else:
                 self.out(f"{ind}{_v(ins.result)} = {self.expr(ins)}")
+                if ins in self.iter_counts and ins.op is Op.LEN:
+                    # whether the loop indexes its sequence (else its count iterates)
+                    self.out(f"{ind}_s{ins.result.id} = {_v(ins.result)}.__class__ is int")
         self.terminator(b.terminator, ind)
 
     def terminator(self, t: Instr, ind: str) -> None:

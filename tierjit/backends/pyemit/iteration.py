@@ -1,15 +1,15 @@
 """Untyped tier 0's `for` loops over anything: CPython's iteration where indexing is not it.
 
 The IR runs a `for` loop over a sequence (or enumerate's, zip's arguments) by index: its
-count of items before the loop (LEN), `k < count` at the header, item
-`seq[k]` in the body. Typed, the sequence is an array or a tuple, whose items are exactly
-that. Untyped (counting tier 0 runs before anything is known of the arguments), it may be a
-dict, a set, a generator, a list the loop appends to: `len` and indexing are not iteration.
-So there the count is `iter_len(seq)`: the length of a sequence whose items are seq[0..len)
-and whose length cannot change, else an `Iterating`, for which `k < count` takes the next
-item from the iterator (the loop ends when there is none) and the item is the one it took.
-zip's count, the smallest of its arguments', is `zip_bound`'s: it asks its arguments for an
-item in order and stops at the first that has none, as zip does.
+count of items before the loop (LEN), `k < count` at the header, item `seq[k]` in the body.
+Typed, the sequence is an array or a tuple, whose items are exactly that. Untyped (counting
+tier 0 runs before anything is known of the arguments), it may be a dict, a set, a
+generator, a list the loop appends to: `len` and indexing are not iteration. So there the
+count is `iter_len(seq)`: the length of a sequence whose items are seq[0..len) and whose
+length cannot change (a tuple, str, bytes, an array), else an `Iterating`, for which
+`k < count` takes the next item from the iterator (the loop ends when there is none) and the
+item is the one it took. zip's count is `zip_bound`'s: it asks its arguments for an item in
+order and stops at the first that has none, as zip does.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from __future__ import annotations
 import sys
 
 _END = object()
-_SEQUENCES = frozenset({tuple, range, str, bytes})
+# (not range: len() of range(2**70) raises OverflowError, which iterating it does not)
+_SEQUENCES = frozenset({tuple, str, bytes})
 
 
 class Iterating:
@@ -68,8 +69,3 @@ def zip_bound(*counts):
     if all(type(c) is int for c in flat):
         return min(flat)
     return Zipping(flat)
-
-
-def item(seq, k, count):
-    """Item k of a for loop over seq whose count is `count`."""
-    return seq[k] if type(count) is int else count.item
