@@ -68,6 +68,22 @@ PROGRAMS = {
                     s += x * y
             return s
         """,
+    "no_back_edge": """
+        def f(xs):
+            for x in xs:
+                return x          # the body never loops back
+            n = 3
+            while n > 0:
+                n -= 1
+            return n
+        """,
+    "zip_then_range": """
+        def f(xs):
+            s = 0
+            for x, (i, r) in zip(xs, enumerate(range(3))):
+                s = s * 100 + x * 10 + r
+            return s
+        """,
     "grows": """
         def f(xs):
             s = 0

@@ -178,7 +178,8 @@ class Lowering:
         elif isinstance(t, ast.Subscript):
             arr, idx = self.expr(t.value), self.indices(t.slice)
             cur = self.b.emit(Op.GETITEM, [arr, *idx])
-            new = self.b.emit(op, [cur, self.expr(s.value)])
+            # in place too: `x[i] += v` is x[i] = x[i].__iadd__(v) (a list item, an array's row)
+            new = self.b.emit(op, [cur, self.expr(s.value)], INPLACE)
             self.b.emit(Op.SETITEM, [arr, *idx, new])
         else:
             raise Unsupported("augmented assignment to this target", s.lineno)
@@ -200,10 +201,40 @@ class Lowering:
         else:
             raise Unsupported(f"assignment to '{type(target).__name__}'", target.lineno)
 
+    def condition(self, test: ast.expr, yes: Block, no: Block) -> None:
+        """Branch to yes or no on `test` as CPython's jumps do: `and`, `or`, `not` and chained
+        comparisons by control flow, the truth of each operand asked for once (as a value,
+        `a and b` is a or b: its truth would be a's asked again)."""
+        if isinstance(test, ast.BoolOp):
+            for operand in test.values[:-1]:
+                nxt = self.new_block()
+                if isinstance(test.op, ast.And):
+                    self.condition(operand, nxt, no)
+                else:
+                    self.condition(operand, yes, nxt)
+                self.enter(nxt)
+            self.condition(test.values[-1], yes, no)
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            self.condition(test.operand, no, yes)
+        elif isinstance(test, ast.Compare) and len(test.ops) > 1 and \
+                all(type(op) in _CMPOPS for op in test.ops):
+            left = self.expr(test.left)
+            for i, (op, right) in enumerate(zip(test.ops, test.comparators)):
+                r = self.expr(right)
+                res = self.truth(self.b.emit(_CMPOPS[type(op)], [left, r]))
+                if i == len(test.ops) - 1:
+                    self.branch(res, yes, no)
+                else:
+                    nxt = self.new_block()
+                    self.branch(res, nxt, no)
+                    self.enter(nxt)
+                left = r
+        else:
+            self.branch(self.truth(self.expr(test)), yes, no)
+
     def stmt_If(self, s: ast.If) -> None:
-        cond = self.truth(self.expr(s.test))
         then, other, join = self.new_block(), self.new_block(), self.new_block()
-        self.branch(cond, then, other)
+        self.condition(s.test, then, other)
         self.enter(then)
         self.body(s.body)
         self.goto(join)
@@ -216,7 +247,7 @@ class Lowering:
         header, body, orelse, exit_ = (self.new_block() for _ in range(4))
         self.goto(header)
         self.enter(header, seal=False)
-        self.branch(self.truth(self.expr(s.test)), body, orelse)
+        self.condition(s.test, body, orelse)
         self.loop_body(s, header, body, orelse, exit_)
 
     def loop_body(self, s, header: Block, body: Block, orelse: Block, exit_: Block,
@@ -243,7 +274,8 @@ class Lowering:
     def stmt_For(self, s: ast.For) -> None:
         if s.type_comment is not None or not isinstance(s.target, (ast.Name, ast.Tuple)):
             raise Unsupported("for-loop target other than a name or tuple of names", s.lineno)
-        n, item = self._iteration(s.iter)
+        count, item = self._iteration(s.iter)
+        n = count()
         counter = f".k{s.lineno}.{s.col_offset}"
         self.locals.add(counter)
         self.write_name(counter, self.b.const(0))
@@ -259,39 +291,45 @@ class Lowering:
         self.loop_body(s, header, body, orelse, exit_, latch=latch)
         self._counter = prev
 
-    def _iteration(self, it: ast.expr) -> tuple[Value, Callable[[Value], Value | list]]:
-        """What a for loop over `it` runs through: (how many items, evaluated before the loop
-        as CPython makes the iterator; a function emitting item k, 0 <= k < that many).
-        range(...) computes its items; enumerate(x[, start]) and zip(x, y, ...) are not
-        made: their items are their arguments' items at the same k, as a list of parts (a
-        tuple only where the target does not unpack it); anything else is indexed. zip
-        stops at its shortest argument, whose items are all that is read: an array's and
-        a tuple's items have no side effects, so reading them in zip's order is all that
-        is left of CPython's."""
+    def _iteration(self, it: ast.expr) -> tuple[Callable[[], Value],
+                                                 Callable[[Value], Value | list]]:
+        """What a for loop over `it` runs through, `it` evaluated: (a function emitting how
+        many items, which is where CPython makes the iterator; a function emitting item k,
+        0 <= k < that many). range(...) computes its items (made with the range, as its
+        bounds are read); enumerate(x[, start]) and zip(x, y, ...) are not made: their items
+        are their arguments' items at the same k, as a list of parts (a tuple only where the
+        target does not unpack it), the iterators made as CPython makes them (enumerate's of
+        x when it is made; zip's of its arguments, in order, once all are evaluated);
+        anything else is indexed. zip stops at its shortest argument, whose items are all
+        that is read: an array's and a tuple's items have no side effects, so reading them
+        in zip's order is all that is left of CPython's (untyped tier 0 iterates anything
+        else: backends/pyemit/iteration.py)."""
         name = self._iterable_call(it)
         if name == "range":
             start, stop, step = self._range_args(it)
-            return (self.b.emit(Op.RANGE_LEN, [start, stop, step]),
-                    lambda k: self.b.emit(Op.RANGE_ITEM, [start, stop, step, k]))
+            n = self.b.emit(Op.RANGE_LEN, [start, stop, step])
+            return (lambda: n), lambda k: self.b.emit(Op.RANGE_ITEM, [start, stop, step, k])
         if name == "enumerate":
             args, kw = list(it.args), {k.arg: k.value for k in it.keywords}
             if set(kw) - {"start"} or len(args) + len(kw) not in (1, 2) or \
                     len(args) == 2 and kw or not args:
                 raise Unsupported("enumerate() other than enumerate(x) or enumerate(x, start)",
                                   it.lineno)
-            n, part = self._iteration(args[0])
+            count, part = self._iteration(args[0])
             first = _int_literal(args[1] if len(args) == 2 else kw.get("start"))
             if first is None:
                 raise Unsupported("enumerate() with a start that is not an int literal",
                                   it.lineno)
+            n = count()
             start = self.b.const(first)
-            return n, lambda k: [self.b.emit(Op.ADD, [start, k]), part(k)]
+            return (lambda: n), lambda k: [self.b.emit(Op.ADD, [start, k]), part(k)]
         if name == "zip":
             if it.keywords or not it.args or any(isinstance(a, ast.Starred) for a in it.args):
                 raise Unsupported("zip() with keywords, *args or no argument", it.lineno)
-            ns, parts = zip(*(self._iteration(a) for a in it.args))
-            n = ns[0] if len(ns) == 1 else self.b.emit(Op.CALL_BUILTIN, list(ns), "min")
-            return n, lambda k: [part(k) for part in parts]
+            counts, parts = zip(*(self._iteration(a) for a in it.args))
+            ns = [count() for count in counts]
+            n = ns[0] if len(ns) == 1 else self.b.emit(Op.CALL_BUILTIN, ns, "min")
+            return (lambda: n), lambda k: [part(k) for part in parts]
         seq = self.expr(it)
 
         def element(k: Value) -> Value:
@@ -300,7 +338,7 @@ class Lowering:
             # length does not change), not negative
             self.b.block.instrs[-1].inbounds = frozenset({0})
             return x
-        return self.b.emit(Op.LEN, [seq]), element
+        return (lambda: self.b.emit(Op.LEN, [seq])), element
 
     def _assign_item(self, target: ast.expr, item: Value | list) -> None:
         """Assign a for loop's item, a list of parts unpacked into a tuple of as many targets
@@ -357,7 +395,7 @@ class Lowering:
             return
         msg = () if s.msg is None else (self.const_value(s.msg, "assert message"),)
         ok, fail = self.new_block(), self.new_block()
-        self.branch(self.truth(self.expr(s.test)), ok, fail)
+        self.condition(s.test, ok, fail)
         self.enter(fail)
         self.b.raise_(AssertionError, msg)
         self.enter(ok)
@@ -503,7 +541,7 @@ class Lowering:
         var = f".ifexp{e.lineno}.{e.col_offset}"
         self.locals.add(var)
         then, other, join = self.new_block(), self.new_block(), self.new_block()
-        self.branch(self.truth(self.expr(e.test)), then, other)
+        self.condition(e.test, then, other)
         for blk, node in ((then, e.body), (other, e.orelse)):
             self.enter(blk)
             self.write_name(var, self.expr(node))

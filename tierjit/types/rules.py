@@ -136,7 +136,8 @@ def result_type(op: Op, args: list[Type], attr, callee_types=None) -> Type | Non
     if py_op is not None:
         if has_arrays(args):                # NumPy's: by trial on sample arrays
             return _array_op_type(op, attr, tuple(args))
-        return _over_members(py_op, tuple(args))
+        # (`x op= y` by its own operator: the same type, and its TypeError names `op=`)
+        return _over_members(py_function(op, attr) or py_op, tuple(args))
     if op in (_IS, _IS_NOT):
         # identity of numbers is CPython's object identity, which native code does not
         # keep; with None on one side it is decided by the types alone

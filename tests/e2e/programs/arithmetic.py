@@ -29,6 +29,14 @@ PROGRAMS = [
                          (-8.0, 1 / 3), (2.0, 0.5), (-1.0, INF), (1.0, NAN), (NAN, 0),
                          (10.0, 400), (2.0, -1075), (True, 5), (2, True), (1j, 2), (-0.0, -1),
                          (0, -1), (0.0, -1.0), (3, 40), (-3, 41), (7, 0), (-1, I64_MIN)]),
+    program("arith_augmented_error_after_deopt", """
+        @jit
+        def f(n):
+            t = 1
+            for i in range(1, n):
+                t |= pow(i, -1)             # pow gives a float: TypeError names `|=`
+            return t
+        """, [(1,), (2,), (3,)]),
     program("arith_unary", """
         @jit
         def f(x):

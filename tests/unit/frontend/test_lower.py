@@ -158,10 +158,12 @@ def test_enumerate_and_zip_are_not_made_their_items_are_their_arguments_items():
     fn = lower(enumerate_zip)
     a, b, n = fn.entry.params
     lens = [i for i in _ops(fn) if i.op in (Op.LEN, Op.RANGE_LEN)]
-    assert [i.args[0] if i.op is Op.LEN else i.args[1] for i in lens] == [a, b, n]
+    # in CPython's order: range(n) is made as zip's arguments are evaluated, then zip makes
+    # the iterators of a and b
+    assert [i.args[0] if i.op is Op.LEN else i.args[1] for i in lens] == [n, a, b]
     # zip runs as long as its shortest argument
     least = _first(fn, Op.CALL_BUILTIN)
-    assert least.attr == "min" and least.args == [i.result for i in lens]
+    assert least.attr == "min" and least.args == [i.result for i in lens[1:] + lens[:1]]
     header = next(blk for blk in fn.blocks if blk.terminator.op is Op.BRANCH)
     assert header.instrs[0].op is Op.LT and header.instrs[0].args[1] is least.result
     gets = [i for i in _ops(fn) if i.op is Op.GETITEM]

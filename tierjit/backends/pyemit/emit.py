@@ -43,7 +43,12 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
 
 def range_len(start, stop, step) -> int:
     """len(range(start, stop, step)), also for lengths past sys.maxsize."""
-    r = range(start, stop, step)           # TypeError / ValueError exactly as range() raises
+    # TypeError / ValueError exactly as range() raises
+    return range_count(range(start, stop, step))
+
+
+def range_count(r: range) -> int:
+    """len(r), also for lengths past sys.maxsize."""
     try:
         return len(r)
     except OverflowError:
@@ -91,6 +96,9 @@ class _Emitter:
     # items -> the count of the sequence they are of
     iter_counts: set[Instr] = field(default_factory=set)
     iter_items: dict[Instr, Value] = field(default_factory=dict)
+    # and untyped range loops: the range made once (CPython reads the bounds once, by
+    # __index__), its items computed from its own start and step
+    ranges: dict[Instr, Value] = field(default_factory=dict)       # RANGE_ITEM -> RANGE_LEN
 
     def out(self, text: str) -> None:
         self.lines.append(text)
@@ -167,6 +175,9 @@ class _Emitter:
             return f"{self.name_for(range_len, 'range_len')}({', '.join(a)})"
         if op is Op.GUARD_RANGE:
             return a[0]                   # a speculation of native code: nothing to check
+        if op is Op.RANGE_ITEM and ins in self.ranges:
+            r = f"_rg{self.ranges[ins].id}"
+            return f"{r}.start + {a[3]} * {r}.step"
         if op is Op.RANGE_ITEM:
             if not _plain_ints(ins.args[:3]):
                 # range() takes its bounds by __index__ and yields Python ints: a NumPy
@@ -206,6 +217,17 @@ class _Emitter:
                 if k == 0:
                     self.out(f"{ind}{''.join(f'_u{t.id}_{j}, ' for j in range(n))}= {_v(t)}")
                 self.out(f"{ind}{_v(ins.result)} = _u{t.id}_{k}")
+            elif ins.attr == INPLACE and ins.op in PY_BINARY and _plain_numbers(ins.args):
+                # `x op= y` on numbers: Python's augmented assignment (after a deopt the
+                # values may not be of their types: its TypeError names `op=`)
+                r = _v(ins.result)
+                self.out(f"{ind}{r} = {_v(ins.args[0])}")
+                self.out(f"{ind}{r} {PY_BINARY[ins.op]}= {_v(ins.args[1])}")
+            elif ins.op is Op.RANGE_LEN and ins.result in self.ranges.values():
+                r = f"_rg{ins.result.id}"
+                self.out(f"{ind}{r} = range({', '.join(_v(x) for x in ins.args)})")
+                self.out(f"{ind}{_v(ins.result)} = {self.name_for(range_count, 'range_count')}"
+                         f"({r})")
             else:
                 self.out(f"{ind}{_v(ins.result)} = {self.expr(ins)}")
                 if ins in self.iter_counts and ins.op is Op.LEN:
@@ -278,7 +300,7 @@ def _emit(fn: Function, entry: FrameState | None, osr: "OsrHook | None" = None) 
     em.cases = {b for b in fn.blocks if npreds[b] > 1} - _duplicated(fn, preds, npreds)
     em.conditions = _branch_conditions(fn, entry)
     if entry is None:
-        em.iter_counts, em.iter_items = _untyped_iterations(fn)
+        em.iter_counts, em.iter_items, em.ranges = _untyped_iterations(fn)
     params = fn.entry.params if entry is None else list(entry.live)
     em.out(f"def _tier0({', '.join(_v(p) for p in params)}):")
     for h in em.osr:
@@ -311,20 +333,26 @@ def _emit(fn: Function, entry: FrameState | None, osr: "OsrHook | None" = None) 
     return em
 
 
-def _untyped_iterations(fn: Function) -> tuple[set[Instr], dict[Instr, Value]]:
+def _untyped_iterations(fn: Function) -> tuple[set[Instr], dict[Instr, Value],
+                                                dict[Instr, Value]]:
     """The for loops over untyped sequences (iteration.py): a loop header's test `k < n`,
     n the LEN (a for loop's count: the op has no other use) of a sequence or zip's min of
     such (and of ranges'); the items GETITEM(seq, k) (`inbounds`) of the loop, each paired
-    with its sequence's LEN in order (zip(a, a) reads a twice)."""
+    with its sequence's LEN in order (zip(a, a) reads a twice); and the loop's RANGE_ITEMs
+    of ranges whose bounds may not be ints, each with its RANGE_LEN."""
     defs = {ins.result: ins for b in fn.blocks for ins in b.instrs if ins.result is not None}
     counts: set[Instr] = set()
     items: dict[Instr, Value] = {}
+    ranges: dict[Instr, Value] = {}
+    made: list[Instr] = []                     # the RANGE_LENs of untyped bounds
 
     def lens(n: Value) -> list[Instr] | None:
         d = defs.get(n)
         if d is not None and d.op is Op.LEN and d.args[0].type is None:
             return [d]
         if d is not None and d.op is Op.RANGE_LEN:
+            if not _plain_ints(d.args):
+                made.append(d)
             return []                   # range(...)'s items are computed: its count, an int
         if d is not None and d.op is Op.CALL_BUILTIN and d.attr == "min":
             parts = [lens(x) for x in d.args]
@@ -336,13 +364,22 @@ def _untyped_iterations(fn: Function) -> tuple[set[Instr], dict[Instr, Value]]:
     for h in fn.blocks:
         t = h.terminator
         test = defs.get(t.args[0]) if t.op is Op.BRANCH else None
-        if test is None or test.op is not Op.LT or test.args[0] not in h.params:
+        # (k: the loop's counter, a header parameter; or its first value, 0, when the body
+        # never loops back)
+        if test is None or test.op is not Op.LT:
             continue
+        made.clear()
         found = lens(test.args[1])
+        k = test.args[0]
+        for b in fn.blocks:
+            for ins in b.instrs:
+                if ins.op is Op.RANGE_ITEM and ins.args[3] is k:
+                    for d in made:
+                        if all(x is y for x, y in zip(ins.args, d.args)):
+                            ranges[ins] = d.result
         if not found:
             continue
         counts.update(found)
-        k = test.args[0]
         waiting = {}                    # sequence -> its LENs not yet paired, in order
         for d in found:
             waiting.setdefault(d.args[0], []).append(d.result)
@@ -351,7 +388,7 @@ def _untyped_iterations(fn: Function) -> tuple[set[Instr], dict[Instr, Value]]:
                 if ins.op is Op.GETITEM and ins.inbounds == frozenset({0}) and \
                         len(ins.args) == 2 and ins.args[1] is k and waiting.get(ins.args[0]):
                     items[ins] = waiting[ins.args[0]].pop(0)
-    return counts, items
+    return counts, items, ranges
 
 
 def _branch_conditions(fn: Function, entry: FrameState | None) -> dict[Value, Instr]:
