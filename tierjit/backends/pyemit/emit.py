@@ -371,7 +371,7 @@ def _untyped_iterations(fn: Function) -> tuple[set[Instr], dict[Instr, Value],
         made.clear()
         found = lens(test.args[1])
         k = test.args[0]
-        for b in fn.blocks:
+        for b in fn.blocks if made else ():
             for ins in b.instrs:
                 if ins.op is Op.RANGE_ITEM and ins.args[3] is k:
                     for d in made:
