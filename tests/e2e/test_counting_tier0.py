@@ -63,6 +63,43 @@ class Acc:
         return f"Acc({self.v})"
 
 
+class Freed:
+    """An iterable whose iterator logs when it is freed."""
+
+    class It:
+        def __init__(self, items) -> None:
+            self.items = iter(items)
+
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            return next(self.items)
+
+        def __del__(self) -> None:
+            LOG.append("iterator freed")
+
+    def __init__(self, items) -> None:
+        self.items = items
+
+    def __iter__(self):
+        return Freed.It(self.items)
+
+    def __repr__(self) -> str:
+        return f"Freed({self.items})"
+
+
+class After:
+    """A value whose `+` logs (after the loop)."""
+
+    def __radd__(self, o):
+        LOG.append("after the loop")
+        return o
+
+    def __repr__(self) -> str:
+        return "After()"
+
+
 class Truth:
     """A value whose truth is logged."""
 
@@ -81,6 +118,22 @@ class Truth:
 
 
 CASES = [
+    ("""
+        def f(x, y):
+            s = 0
+            for v in x:
+                s += v
+            s = s + y
+            return s
+        """, lambda: (Freed([1, 2]), After())),
+    ("""
+        def f(x, y):
+            s = 0
+            for a, b in zip(x, range(5)):
+                s += a * b
+            s = s + y
+            return s
+        """, lambda: (Freed([1, 2]), After())),
     ("""
         def f(x, y):
             n = 0

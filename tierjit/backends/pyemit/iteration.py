@@ -33,7 +33,14 @@ class Iterating:
 
     def __gt__(self, k) -> bool:
         self.item = next(self.it, _END)
-        return self.item is not _END
+        if self.item is _END:
+            self.close()
+            return False
+        return True
+
+    def close(self) -> None:
+        """The loop is over: the iterator is let go (freed, as CPython frees it)."""
+        self.it = self.item = None
 
 
 class Zipping:
@@ -48,6 +55,9 @@ class Zipping:
     def __gt__(self, k) -> bool:
         for c in self.counts:
             if not (c > k):
+                for d in self.counts:           # the zip is over: its iterators let go
+                    if type(d) is Iterating:
+                        d.close()
                 return False
         return True
 
