@@ -117,6 +117,7 @@ class Truth:
         return f"Truth({self.name})"
 
 
+# (a program, the arguments of its calls)
 CASES = [
     ("""
         def f(x, y):
@@ -125,7 +126,7 @@ CASES = [
                 s += v
             s = s + y
             return s
-        """, lambda: (Freed([1, 2]), After())),
+        """, [lambda: (Freed([1, 2]), After())]),
     ("""
         def f(x, y):
             s = 0
@@ -133,7 +134,7 @@ CASES = [
                 s += a * b
             s = s + y
             return s
-        """, lambda: (Freed([1, 2]), After())),
+        """, [lambda: (Freed([1, 2]), After())]),
     ("""
         def f(x, y):
             n = 0
@@ -145,71 +146,43 @@ CASES = [
                 assert x or y or i < 5
                 n += 1 if not x else 2
             return n
-        """, lambda: (Truth("x", False), Truth("y", True))),
-    ("""
-        def f(x, y):
-            n = 0
-            for i in range(2):
-                if x and y or not (y and x):
-                    n += 1
-                while x < y < 3:
-                    break
-                n += 1 if not x else 2
-            return n
-        """, lambda: (Truth("x", True), Truth("y", False))),
+        """, [lambda: (Truth("x", False), Truth("y", True)),
+              lambda: (Truth("x", True), Truth("y", False))]),
     ("""
         def f(a, b):
             s = 0
             for i in range(a, b):
                 s = s * 10 + i
             return s
-        """, lambda: (Index("a", 1, 1), 5)),
+        """, [lambda: (Index("a", 1, 1), 5)]),
     ("""
         def f(a, b):
             s = 0
             for i in range(0, a, b):
                 s = s * 10 + i
             return s
-        """, lambda: (9, Index("step", 2, 5))),
+        """, [lambda: (9, Index("step", 2, 5))]),
     ("""
         def f(x, n):
             s = 0
             for a, b in zip(x, range(n)):
                 s += a * b
             return s
-        """, lambda: (Iterable("x", [1, 2, 3]), Index("n", 2))),
-    ("""
-        def f(x, n):
-            s = 0
-            for a, b in zip(x, range(n)):
-                s += a * b
-            return s
-        """, lambda: (None, "z")),
+        """, [lambda: (Iterable("x", [1, 2, 3]), Index("n", 2)), lambda: (None, "z")]),
     ("""
         def f(x, y):
             s = 0
             for a, (i, b) in zip(x, enumerate(y)):
                 s += a * b + i
             return s
-        """, lambda: (Iterable("x", [1, 2]), Iterable("y", [3, 4, 5]))),
+        """, [lambda: (Iterable("x", [1, 2]), Iterable("y", [3, 4, 5]))]),
     ("""
         def f(x, v):
             for i in range(len(x)):
                 x[i] += v
             return x
-        """, lambda: ([Acc(1), Acc(2)], 5)),
-    ("""
-        def f(x, v):
-            for i in range(len(x)):
-                x[i] += v
-            return x
-        """, lambda: ([[1], [2]], (7,))),
-    ("""
-        def f(x, v):
-            for i in range(len(x)):
-                x[i] += v
-            return x
-        """, lambda: (np.zeros((2, 2), dtype=np.int64), 0.5)),
+        """, [lambda: ([Acc(1), Acc(2)], 5), lambda: ([[1], [2]], (7,)),
+              lambda: (np.zeros((2, 2), dtype=np.int64), 0.5)]),
 ]
 
 
@@ -222,9 +195,11 @@ def _run(f, args):
     return repr(r), list(LOG), repr(args)
 
 
-@pytest.mark.parametrize("k", range(len(CASES)))
-def test_counting_tier0_makes_cpython_s_calls(k):
-    source, make = CASES[k]
+@pytest.mark.parametrize("k, j", [(k, j) for k, (_, makes) in enumerate(CASES)
+                                  for j in range(len(makes))])
+def test_counting_tier0_makes_cpython_s_calls(k, j):
+    source, makes = CASES[k]
+    make = makes[j]
     ref = build(textwrap.dedent(source), "cpython", f"counting{k}")["f"]
     with tierjit.config.override(watch_seconds=0.0, watch_size=None, hot_calls=10**9,
                                  hot_seconds=None):
