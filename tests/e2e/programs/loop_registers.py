@@ -4,7 +4,8 @@ A loop's counter and sum, and the result one stencil passes to the next, live in
 as well as in their frame slots. Each program here meets a way a register could go stale or
 be read at the wrong moment: a slot written by a stencil without a register variant, a call
 into Python, a deopt in the middle of the loop, loops nested and side by side, a chain of
-results passed from stencil to stencil.
+results passed from stencil to stencil, array elements read and written at an index the
+stencil before computed, their values passed on.
 """
 
 import numpy as np
@@ -126,4 +127,48 @@ PROGRAMS = [
                 t = t + u * 3 - i
             return t
         """, [(10, 3), (0, 1), (6, 2**20), (40, 2**31), (5, -7)]),
+    # closest's `v[i] - q` at i = k + 1, and nbody's read-update-write of `v[3 * i + 1]`:
+    # each index computed just before the element is read or written, each value read
+    # passed to the operation after it and the updated value to the write
+    program("regs_element_index", """
+        @jit
+        def f(v, q):
+            best = 0
+            best_d = abs(v[0] - q)
+            for i in range(1, len(v)):
+                d = abs(v[i] - q)
+                if d < best_d:
+                    best_d = d
+                    best = i
+            return best, best_d
+        """, [(np.array([3.0, 1.0, 2.5, 0.75]), 0.8), (np.array([1.0]), 2.0),
+              (np.array([1.0, np.inf, 2.0]), 0.5), (np.array([2.0, 1e308, -1e308]), -1e308),
+              (np.array([5.0, np.nan, 4.0]), 4.0)]),
+    program("regs_element_update", """
+        @jit
+        def f(pos, vel, dt, n):
+            for i in range(n):
+                vel[3 * i] = vel[3 * i] - dt * pos[3 * i]
+                vel[3 * i + 1] = vel[3 * i + 1] - dt * pos[3 * i + 1]
+                vel[3 * i + 2] += dt * pos[3 * i + 2]
+            return vel[0]
+        """, [(np.arange(12.0), np.ones(12), 0.5, 4), (np.arange(6.0), np.ones(6), 0.25, 2),
+              (np.arange(6.0), np.ones(6), 0.5, 3),                    # IndexError at i = 2
+              (np.array([1.0, 2.0, np.inf]), np.array([1.0, 1.0, np.inf]), 1.0, 1)]),
+    # ints: the element read into %s, the value written from it, and a write that does not
+    # fit the array's dtype (a deopt in the middle of the loop)
+    program("regs_element_ints", """
+        @jit
+        def f(a, out, k):
+            total = 0
+            for i in range(len(a) - 1):
+                x = int(a[i + 1]) * k
+                out[i + 1] = x
+                total += int(a[i]) - int(out[i])
+            return total
+        """, [(np.arange(8), np.zeros(8, dtype=np.int64), 3),
+              (np.arange(5, dtype=np.int32), np.zeros(5, dtype=np.int32), 2**30),
+              (np.arange(6, dtype=np.uint8), np.zeros(6, dtype=np.uint8), 100),
+              (np.arange(4), np.zeros(4, dtype=np.int64), 2**62),
+              (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 1)]),
 ]

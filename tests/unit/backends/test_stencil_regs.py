@@ -73,6 +73,21 @@ def test_a_result_is_passed_to_the_next_stencil_in_a_register():
     assert any(".As" in n and n.endswith(".Ce") for n in names), names   # int to float
 
 
+def test_array_elements_are_read_and_written_through_registers():
+    """An index the stencil before computed, or the loop's counter, is read from its register;
+    an element read is passed on in one, and so is the value an element is set to."""
+    names = _pieces("regs_element_index")
+    assert "range_item1.Br.Cs" in names and "sub_ffn_e1s.Ce.TAs" in names, names
+    names = _pieces("regs_element_update")
+    assert "getitem1_f64_u_C.Bs.Ce" in names and "setitem1_f64_u_C.Bs.Ce" in names, names
+    assert "mul_ffn_se1.Ce.TCs" in names, names
+    names = _pieces("regs_element_ints")
+    assert "getitem1_i64_u_C.Bs.Cs" in names and "getitem1_i64_u_C.Br.Cs" in names, names
+    assert "setitem1_i64_u_C.Cs" in names, names
+    st = library.load().stencils
+    assert st["setitem1_i64_u_C.Cs"].writes == ()          # C read from %ks, not written
+
+
 class _Block:
     """A block of a made-up selection: regs.apply only asks where its pieces start."""
 
@@ -97,3 +112,10 @@ def test_a_register_is_forgotten_when_its_slot_is_written_without_it():
     assert _applied([add, call, use])[2] == "add_iu.Cs"
     jump = ("jump", {"NEXT": Label(1)})          # the piece after `add` is a jump target
     assert _applied([add, use, jump])[1] == "add_iu.Cs"
+    # a value an element is set to, and an element's index, likewise
+    store = ("setitem1_i64_u_C", {"A": 88, "B": 96, "C": 56, "DEOPT": 0})
+    assert _applied([add, store]) == ["add_iu.Cs", "setitem1_i64_u_C.Cs"]
+    assert _applied([add, over, store])[2] == "setitem1_i64_u_C"
+    index = ("getitem1_f64_u_C", {"A": 88, "B": 56, "C": 104})
+    assert _applied([add, index]) == ["add_iu.Cs", "getitem1_f64_u_C.Bs.Ce"]
+    assert _applied([add, call, index])[2] == "getitem1_f64_u_C.Ce"

@@ -24,7 +24,8 @@ registers right inside the loop (`apply`):
 
 In every loop block, `%ks` (an i64) and `%ke` (a double) also hold the slot the last `.Cs`
 or `.Ce` variant wrote, for the stencils after it that read it as an operand (`.As`, `.De`):
-mc_pi's `muladd_ii.Cs`, `mod_pow2.As.Cs`, `truediv_ifp.As.Ce`. That is forgotten where the
+mc_pi's `muladd_ii.Cs`, `mod_pow2.As.Cs`, `truediv_ifp.As.Ce`; nbody's
+`mul_rsub_ffn.Ce`, `setitem1_f64_u_C.Ce` (the value an element is set to). That is forgotten where the
 slot is written without the register, after a call and where control may arrive from
 elsewhere (a block's start, a jump target); the slot being written too, nothing is loaded.
 
@@ -121,7 +122,8 @@ def enters(cache: dict[Block, Cached], src: Block, target: Block) -> Cached | No
     return c
 
 
-_OPERANDS = frozenset(("A", "B", "D"))
+_OPERANDS = frozenset(("A", "B", "D", "TA", "TC"))       # TA, TC: an element's index
+_OPERANDS_C = _OPERANDS | {"C"}
 _SMALL = frozenset(SMALL_HOLES)
 
 
@@ -155,6 +157,9 @@ def apply(sel, order: list[Block]) -> None:
                     loads[i] = c.loads()
                 ks = ke = None
                 continue
+            written = st.writes                     # None: not known, so any
+            # (C is the value a stencil that does not write it reads: setitem's)
+            operands = _OPERANDS if written is None or "C" in written else _OPERANDS_C
             pin, dyn = {}, {}
             for h, v in holes.items():
                 if v is None or h not in _SMALL:
@@ -163,12 +168,11 @@ def apply(sel, order: list[Block]) -> None:
                     pin[h] = "r"
                 elif v == d:
                     pin[h] = "d"
-                elif h in _OPERANDS:
+                elif h in operands:
                     if v == ks:
                         dyn[h] = "s"
                     elif v == ke:
                         dyn[h] = "e"
-            written = st.writes                     # None: not known, so any
             result = "C" in holes and "C" not in pin and (written is None or "C" in written)
             if not (pin or dyn or result):
                 continue

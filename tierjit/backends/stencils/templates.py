@@ -1008,6 +1008,20 @@ def _element_operand_stencils() -> None:
 
 def _array_stencils() -> None:
     _element_operand_stencils()
+    _element_access_stencils()
+    # GUARD_INBOUNDS (passes/bounds.py): a loop's accesses are in bounds for every
+    # iteration when its last index A is below the dimension B, or it runs no iteration
+    # (count D): checked once before the loop
+    b = _Body()
+    x, n, count = b.load("i64", "A"), b.load("i64", "B"), b.load("i64", "D")
+    b.guard(b(f"and i1 {b(f'icmp sgt i64 {count}, 0')}, {b(f'icmp sge i64 {x}, {n}')}"))
+    b.jump("NEXT")
+    _stencil("guard_inbounds", b)
+
+
+def _element_access_stencils() -> None:
+    """getitemN_* and setitemN_*: an element of an array at A, indices in B, D, E, read into
+    C or written from C."""
     for ndim, mode, layout in itertools.product((1, 2, 3), INDEX_MODES, LAYOUTS):
         for name, (mem, widen) in ELEMS.items():
             size = _ITEM_SIZE[mem]
@@ -1055,14 +1069,6 @@ def _array_stencils() -> None:
         b.do(f"store double {v}, ptr {_element(b, ndim, mode, layout)}, align 1")
         b.jump("NEXT")
         _stencil(f"setitem{ndim}_f64_from_int{mode}{layout}", b)
-    # GUARD_INBOUNDS (passes/bounds.py): a loop's accesses are in bounds for every
-    # iteration when its last index A is below the dimension B, or it runs no iteration
-    # (count D): checked once before the loop
-    b = _Body()
-    x, n, count = b.load("i64", "A"), b.load("i64", "B"), b.load("i64", "D")
-    b.guard(b(f"and i1 {b(f'icmp sgt i64 {count}, 0')}, {b(f'icmp sge i64 {x}, {n}')}"))
-    b.jump("NEXT")
-    _stencil("guard_inbounds", b)
 
 
 # -- the core prologue and the vectorcall entry (shared_ir.py) -----------------------------------
@@ -1107,12 +1113,13 @@ def register_variants() -> list[tuple[dict[str, str], frozenset[str]]]:
     it as one operand (A, B, or a multiply-add's addend D) or as none. A stencil that only
     reads a cached slot may read it from the slot, which is current (its load is not on the
     loop's critical path); readers get variants only where they are in most loops: the
-    loop's test, and the float operations reading elements indexed by the loop counter."""
+    loop's test, and the float operations and 1-d element accesses indexed by the loop
+    counter."""
     ints = [f"{op}_{t}" for op in ("add", "sub", "mul") for t in ("ii", "iu")]
     ints += ["floordiv_ii", "mod_ii", "floordiv_pow2", "mod_pow2", "bitand_ii", "bitor_ii",
              "bitxor_ii", "lshift_ii", "rshift_ii", "min_ii", "max_ii", "neg_i", "abs_i",
              "muladd_ii", "addmul_ii", "mov", "f2i", "floor_f2i", "ceil_f2i", "range_item",
-             "range_item1"]
+             "range_item1", "truth_i"]
     floats = [f"{op}_{t}{f}" for op in ("add", "sub", "mul", "truediv")
               for t in ("ff", "fi", "if") for f in ("p", "n")]
     floats += [f"{op}_ff{f}" for op in ("floordiv", "mod", "pow", "muladd", "addmul")
@@ -1132,6 +1139,9 @@ def register_variants() -> list[tuple[dict[str, str], frozenset[str]]]:
         for holes in (("C",), ("A", "C"), ("B", "C"), ("D", "C"), ("A", "B", "C"), ("A",),
                       ("B",), ("D",)):
             out.append(({h: reg for h in holes}, frozenset(names)))
+    # the loop's counter as one operand, the result passed on in %s (spectral_norm's
+    # `i + j`, closest's `k + 1`)
+    out += [({"A": "r", "C": "s"}, frozenset(ints)), ({"B": "r", "C": "s"}, frozenset(ints))]
     to_float = frozenset(n for n in floats if "_if" in n or n.startswith("i2f"))
     out += [({"A": "s", "C": "e"}, to_float), ({"A": "s"}, to_float)]
     to_float = frozenset(n for n in floats if "_fi" in n)
@@ -1143,6 +1153,15 @@ def register_variants() -> list[tuple[dict[str, str], frozenset[str]]]:
     out += [({"A": "r"}, brs), ({"B": "r"}, brs), ({"A": "s"}, brs), ({"B": "s"}, brs)]
     brs = frozenset(f"br_{n}{c}_ff" for c in FLOAT_CMP for n in ("", "not_"))
     out += [({"A": "d"}, brs), ({"B": "d"}, brs), ({"A": "e"}, brs), ({"B": "e"}, brs)]
+    # a 1-d array's element read or written at the loop's counter (%r) or at an index the
+    # stencil before computed (%s): the element read into %s or %e, the value written
+    # from them (nbody's `v[3 * i + 1]` read, updated and written back)
+    access = frozenset(f"{op}1_{name}{mode}{layout}" for op in ("getitem", "setitem")
+                       for name in ELEMS for mode in INDEX_MODES for layout in LAYOUTS)
+    for index in ({}, {"B": "r"}, {"B": "s"}):
+        for value in ({}, {"C": "s"}, {"C": "e"}):
+            if index or value:
+                out.append((index | value, access))
     index = {"s": (None,), "e1": (None, "TA"), "e2": (None, "TA", "TB")}
     index_y = {"s": (None,), "e1": (None, "TC"), "e2": (None, "TC", "E")}
     for sx, sy in itertools.product(OPERAND_SOURCES, repeat=2):
@@ -1155,8 +1174,18 @@ def register_variants() -> list[tuple[dict[str, str], frozenset[str]]]:
                 out.append((r, name))
                 if op in ("muladd", "addmul"):
                     out.append((dict(r, D="d", C="d"), name))
+                    if "s" in (sx, sy):         # the other operand passed on in %e
+                        out.append((dict(r, D="d", C="d", **{"A" if sx == "s" else "B": "e"}),
+                                    name))
                 elif op in ("add", "sub") and "s" in (sx, sy):
                     out.append((dict(r, **{"A" if sx == "s" else "B": "d"}, C="d"), name))
+    # an element's index computed by the stencil before (closest's `v[i] - q`, i = k + 1)
+    for sx, sy in (("e1", "s"), ("s", "e1")):
+        index_hole, other = ("TA", "B") if sx == "e1" else ("TC", "A")
+        for op in ELEMENT_OPS:
+            name = frozenset({f"{op}_ffn_{sx}{sy}"})
+            for more in ({}, {"C": "e"}, {other: "e", "C": "e"}):
+                out.append(({index_hole: "s"} | more, name))
     return out
 
 
@@ -1175,10 +1204,8 @@ def module_text(triple: str, data_layout: str) -> str:
         for regs, names in merged.items():
             _REGS, _WANTED = dict(regs), frozenset(names)
             try:
-                # (no element access of _array_stencils has a variant: only the float
-                # operations reading elements)
                 for group in (_int_stencils, _float_stencils, _control_stencils,
-                              _element_operand_stencils):
+                              _element_operand_stencils, _element_access_stencils):
                     group()
             finally:
                 _REGS, _WANTED = {}, frozenset()
