@@ -1,5 +1,7 @@
 """Comparisons (chained, mixed int/float, NaN, -0.0), boolean operators and conditionals."""
 
+import numpy as np
+
 from ..harness import program
 from .values import I64_MAX, I64_MIN, INF, NAN, each, pairs
 
@@ -69,4 +71,14 @@ PROGRAMS = [
                 n += 1
             return n, x
         """, each(1, 1.0, 0, -1, 2.5)),
+    # NumPy compares ints of mixed sign exactly, where their common type for arithmetic
+    # (float64 for int64 and uint64) would round: 2**63 - 1 < 2**63
+    program("cmp_numpy_ints_of_mixed_sign", """
+        @jit
+        def f(a, b):
+            return a < b, a == b, a >= b, b > a, b != a
+        """, pairs((np.int64(2**63 - 1), np.int64(2**62 + 1), np.int64(-1), np.int32(-5),
+                    np.int8(-1), -1, 2**63 - 1),
+                   (np.uint64(2**63), np.uint64(2**62), np.uint64(2**64 - 1), np.uint32(7),
+                    np.uint8(200), np.uint64(0)))),
 ]

@@ -335,13 +335,19 @@ class ScalarOps:
                 return self.emit(f"{'and' if op is Op.EQ else 'or'} i1 {re}, {im}")
             return None
         if ka.numpy or kb.numpy:
+            if ka.cls == kb.cls == "int" and ka.signed != kb.signed:
+                # NumPy compares ints of mixed sign exactly (int64 and uint64 have float64
+                # as their common type, which would round 2**63 - 1 to 2**63): both widened
+                # to 128 bits, where every value of either fits
+                x = self.emit(f"{'sext' if ka.signed else 'zext'} {ka.ll} {a} to i128")
+                y = self.emit(f"{'sext' if kb.signed else 'zext'} {kb.ll} {b} to i128")
+                return self.emit(f"icmp {_ICMP_S[op]} i128 {x}, {y}")
             from ...types.rules import _trial
             try:
                 common = kind(_trial(operator.add, (ta, tb)))
             except Exception:   # noqa: BLE001 - no common type: not lowered natively
                 return None
-            if common.cls == "complex" or (common.cls == "int" and ka.cls == kb.cls == "int"
-                                           and ka.signed != kb.signed):
+            if common.cls == "complex":
                 return None
             if common.cls == "bool":
                 return self.emit(f"icmp {_ICMP_U[op]} i1 {a}, {b}")
