@@ -221,6 +221,10 @@ def span(x, y, s):
     return np.arange(x, y, s).shape[0]   # NumPy's subtraction overflows: it warns, may raise
 
 
+def cast_complex(a):
+    return np.float64(a[0]), np.int16(a[1])   # ComplexWarning, once each (not at typing)
+
+
 def _record(fn, *args):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
@@ -284,6 +288,7 @@ def _record(fn, *args):
     (untaken_cast, (np.complex128(1 + 2j), True)),
     (quotient_array, (np.array([[-1.0, 2.0], [3.0, 4.0]]).T, 0)),
     (quotient_array, (np.array([[-1.0, 2.0], [3.0, 4.0]])[:, ::-1], 0.0)),
+    (cast_complex, (np.array([1 + 2j, 3 - 1j], np.complex64),)),
 ])
 @pytest.mark.parametrize("tier", ["baseline", "opt"])
 def test_warnings_match_cpython(fn, args, tier):
@@ -341,3 +346,30 @@ def test_a_result_native_code_cannot_take_is_not_made_again(monkeypatch):
         assert "baseline (1 deopts)" in tierjit.explain(native)
     finally:
         rules._array_op_type.cache_clear()
+
+
+def overflow(x, y):
+    return x * y                      # NumPy's scalar multiply warns on overflow
+
+
+def _shown(fn, action: str) -> list:
+    """The warnings shown for three overflowing calls of fn of two argument types, under a
+    filter `action` for RuntimeWarning and one ignoring it in this module."""
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter(action)
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module="nowhere")
+        for args in ((np.int16(300), np.int16(300)), (np.int32(2**30), np.int32(4)),
+                     (np.int16(300), np.int16(300))):
+            fn(*args)
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=__name__)
+        fn(np.int16(300), np.int16(300))
+    return [(w.category, str(w.message), w.filename, w.lineno) for w in ws]
+
+
+@pytest.mark.parametrize("action", ["default", "module", "always"])
+@pytest.mark.parametrize("tier", ["interp", "baseline", "opt"])
+def test_a_warning_tier0_raises_is_the_modules(tier, action):
+    """Tier 0 warns as the function's module: a filter by module name matches, and the
+    module's registry shows a "default" or "module" warning once for its line (not once
+    per specialisation's tier 0)."""
+    assert _shown(tierjit.jit(overflow, tier=tier), action) == _shown(overflow, action)

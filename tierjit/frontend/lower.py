@@ -78,7 +78,8 @@ class Lowering:
             raise Unsupported("more than one decorator", tree.lineno)
         names = [x.arg for x in a.args]
         self.fn = Function(tree.name, names, first_line=tree.lineno,
-                           filename=pyfunc.__code__.co_filename)
+                           filename=pyfunc.__code__.co_filename,
+                           module_globals=getattr(pyfunc, "__globals__", None))
         self.b = Builder(self.fn)
         self.ssa = SSABuilder(self.fn)
         self.locals = _assigned_names(tree) | set(names)

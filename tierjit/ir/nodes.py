@@ -92,6 +92,9 @@ class Function:
     next_value_id: int = 0
     # free name -> the object it named when lowered: what the IR baked in (frontend.resolve)
     free: dict[str, Any] = field(default_factory=dict)
+    # the globals of the function's module (None: made from a source string): tier 0 warns
+    # as the module does (backends/pyemit.compile_tier0)
+    module_globals: dict[str, Any] | None = None
 
     @property
     def entry(self) -> Block:

@@ -94,6 +94,10 @@ def _trial(fn, arg_types: tuple[Scalar, ...]) -> Type:
     # NumPy's error state is the thread's own; the warnings filters are the process's, and
     # the samples are small numbers that Python's own operators do not warn about
     np = sys.modules.get("numpy")
+    if np is not None and _casts_complex(np, fn, arg_types):
+        # (a real NumPy scalar type of a NumPy complex: NumPy warns ComplexWarning, which
+        # the trial would raise in the program; the result is of that type)
+        return Scalar(fn)
     with np.errstate(all="ignore") if np is not None else contextlib.nullcontext():
         combos = itertools.product(*(samples(t) for t in arg_types))
         for args in itertools.islice(combos, 8):
@@ -108,6 +112,14 @@ def _trial(fn, arg_types: tuple[Scalar, ...]) -> Type:
             return t
     on = f" on {', '.join(map(str, arg_types))}" if arg_types else ""
     raise Unsupported(f"{getattr(fn, '__name__', fn)}{on}", 0, f"{type(err).__name__}: {err}")
+
+
+def _casts_complex(np, fn, arg_types: tuple[Scalar, ...]) -> bool:
+    """Is fn(x) a real NumPy scalar type applied to a NumPy complex scalar?"""
+    return (isinstance(fn, type) and issubclass(fn, np.number)
+            and not issubclass(fn, np.complexfloating) and len(arg_types) == 1
+            and isinstance(arg_types[0].py, type)
+            and issubclass(arg_types[0].py, np.complexfloating))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -474,6 +474,15 @@ def compile_tier0(fn: Function, entry: FrameState | None = None, name: str | Non
     """The Python function `_tier0` for `fn` (and entry), compiled with exec."""
     em = _emit(fn, entry, osr)
     src, ns = "\n".join(em.lines) + "\n", em.ns
+    g = fn.module_globals
+    if g is not None:
+        # A warning raised in tier 0 (NumPy's overflow warnings, a deprecation) is the
+        # module's, as under CPython: filters by `module=` match its name, and its registry
+        # shows a "default" or "module" warning once for the module, not once per tier-0
+        # function. (CPython creates the registry at the module's first warning; here it is
+        # made when tier 0 is, a key the module has early.)
+        ns["__name__"] = g.get("__name__", "<unknown>")
+        ns["__warningregistry__"] = g.setdefault("__warningregistry__", {})
     code = compile(src, fn.filename, "exec")
     exec(code, ns)
     f = ns["_tier0"]
