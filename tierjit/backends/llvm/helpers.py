@@ -13,12 +13,20 @@ from ..gil import OFFER_IR
 INF = "0x7FF0000000000000"
 
 
+def _libc_fmod(f: str) -> str:
+    # The C library's fmod, not LLVM's `frem`: called as CPython and NumPy call it, it gives
+    # their NaN (inf % 2.0 is the x86 default NaN, sign bit set), where LLVM rewrites a
+    # `frem` by a power of two as arithmetic whose NaN has the dividend's sign. (`#0`:
+    # nobuiltin, so that LLVM does not turn the call back into `frem`.)
+    return "fmod" if f == "double" else "fmodf"
+
+
 def _floordiv(f: str, sfx: str) -> str:
     # CPython Objects/floatobject.c _float_div_mod (NumPy's npy_divmod is the same)
     return f"""
 define internal {f} @tj_floordiv{sfx}({f} %vx, {f} %wx) alwaysinline {{
 entry:
-  %mod = frem {f} %vx, %wx
+  %mod = call {f} @{_libc_fmod(f)}({f} %vx, {f} %wx) #0
   %d0 = fsub {f} %vx, %mod
   %div = fdiv {f} %d0, %wx
   %modnz = fcmp une {f} %mod, 0.0
@@ -50,7 +58,7 @@ def _fmod(f: str, sfx: str) -> str:
     return f"""
 define internal {f} @tj_fmod{sfx}({f} %vx, {f} %wx) alwaysinline {{
 entry:
-  %mod = frem {f} %vx, %wx
+  %mod = call {f} @{_libc_fmod(f)}({f} %vx, {f} %wx) #0
   %modnz = fcmp une {f} %mod, 0.0
   %wneg = fcmp olt {f} %wx, 0.0
   %mneg = fcmp olt {f} %mod, 0.0
@@ -283,8 +291,11 @@ done:
 }
 
 # what each helper needs declared in its module
+_FMOD = ["declare double @fmod(double, double)"]
+_FMODF = ["declare float @fmodf(float, float)"]
 NEEDS = {
     "offer_gil": list(GIL_DECLARATIONS),
+    "floordiv": _FMOD, "fmod": _FMOD, "floordiv32": _FMODF, "fmod32": _FMODF,
     "fpow": ["declare double @pow(double, double)"],
     "resume": ["declare ptr @PyLong_FromLongLong(i64)", "declare ptr @PyFloat_FromDouble(double)",
                "declare void @Py_IncRef(ptr)", "declare void @Py_DecRef(ptr)",

@@ -556,6 +556,10 @@ def _float_stencils() -> None:
         _unary(f"m_{name}", "double", libm1)
     for name in ("atan2", "fmod"):
         def libm2(b, x, y, name=name):
+            if name == "atan2":
+                # CPython's m_atan2 answers infinities and NaNs itself (a NaN argument gives
+                # its canonical NaN, where the C library's returns that argument): tier 0 does
+                b.guard(b(f"xor i1 {b(f'and i1 {b.finite(x)}, {b.finite(y)}')}, true"))
             r = b(f"call double @{name}(double {x}, double {y}) #1")
             _math_errors(b, r, [x, y])
             return "double", r
