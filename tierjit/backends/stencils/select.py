@@ -58,7 +58,7 @@ class Selection(OpSelection, FusedSelection):
         # holds it: a call of exactly that is a recursive call_self
         self.me = me
         self.self_calls: list[tuple[dict, int]] = []    # (holes, frame state before it)
-        self._defs: dict[Value, tuple[Block, int]] = {}
+        self._defs: dict[Value, tuple[Block, int]] | None = None     # see defined_at
         self.ret_type = ret_type
         self.fs = States(fn)
         self.stencils = library.load().stencils
@@ -263,15 +263,13 @@ class Selection(OpSelection, FusedSelection):
         return True
 
     def defined_at(self, v: Value) -> tuple[Block, int]:
-        """The block and index of the instruction defining v (an instruction's result)."""
-        at = self._defs.get(v)
-        if at is None:
-            for b in self.fn.blocks:
-                for i, ins in enumerate(b.instrs):
-                    if ins.result is not None:
-                        self._defs[ins.result] = (b, i)
-            at = self._defs[v]
-        return at
+        """The block and index of the instruction defining v (an instruction's result;
+        KeyError for a block parameter)."""
+        defs = self._defs
+        if defs is None:
+            defs = self._defs = {ins.result: (b, i) for b in self.fn.blocks
+                                 for i, ins in enumerate(b.instrs) if ins.result is not None}
+        return defs[v]
 
     def coalesce(self) -> dict[Value, Value]:
         """Edge arguments computed straight into their parameter's slots (allocate() has
