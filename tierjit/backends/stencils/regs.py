@@ -24,10 +24,10 @@ registers right inside the loop (`apply`):
 
 In every loop block, `%ks` (an i64) and `%ke` (a double) also hold the slot the last `.Cs`
 or `.Ce` variant wrote, for the stencils after it that read it as an operand (`.As`, `.De`):
-mc_pi's `muladd_ii.Cs`, `mod_pow2.As.Cs`, `truediv_ifp.As.Ce`; nbody's
-`mul_rsub_ffn.Ce`, `setitem1_f64_u_C.Ce` (the value an element is set to). That is forgotten where the
-slot is written without the register, after a call and where control may arrive from
-elsewhere (a block's start, a jump target); the slot being written too, nothing is loaded.
+mc_pi's `muladd_ii.Cs`, `mod_pow2.As.Cs`, `truediv_ifp.As.Ce`; nbody's `mul_rsub_ffn.Ce`,
+`setitem1_f64_u_C.Ce` (the value an element is set to). That is forgotten where the slot is
+written without the register, after a call and where control may arrive from elsewhere (a
+block's start, a jump target); the slot being written too, nothing is loaded.
 
 Guards and deopt stubs pass nothing on: a deopt reads the frame.
 """
