@@ -397,6 +397,38 @@ def test_osr_off_runs_the_original_function():
     assert not [e for e in since(n, "compile", "factorial_loop")]
 
 
+def mixed_sum(a, n):
+    s = a[0] if n > 3 else 0      # np.int32 or int: no native type for s
+    for i in range(n):
+        for j in range(-1, i % 5 - 2, 2):
+            s = j if s > 1000 else s * 3
+    return s
+
+
+def test_loops_no_osr_entry_can_be_built_for_run_as_cpython():
+    """Counting tier 0 is slower than the original function: once every loop's OSR entry
+    has failed to build (and no call moved into native code), cold calls run the original
+    function again (the give-up event; explain says so)."""
+    n = len(events.events())
+    a = np.array([2, 1], dtype=np.int32)
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=1,
+                                 watch_seconds=0, watch_size=None, background=False):
+        f = tierjit.jit(mixed_sum)
+        d = tierjit.runtime.dispatch.dispatcher_of(f)
+        assert f(a, 50) == mixed_sum(a, 50)
+        assert d.counting.hopeless
+        assert d.cold_target((a, 50), {}) is d.py_func
+        assert f(a, 60) == mixed_sum(a, 60)
+    assert [e.tier for e in since(n, "give-up", "mixed_sum")] == ["interp"]
+    assert "no OSR entry of its loops" in tierjit.explain(f)
+    # a loop whose entry can be built is not given up
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=1,
+                                 watch_seconds=0, watch_size=None, background=False):
+        g = tierjit.jit(factorial_loop)
+        assert g(30) == math.factorial(30)
+        assert not tierjit.runtime.dispatch.dispatcher_of(g).counting.hopeless
+
+
 # -- value specialisation ------------------------------------------------------------------------
 
 def power_sum(x, n):

@@ -148,6 +148,9 @@ class Introspection:
             return "has loops: " + "; ".join(rules)
         if hasattr(c, "points"):
             where = ", ".join(str(p.line) for p in c.points.values())
+            if c.hopeless:
+                return (f"watched, but no OSR entry of its loops (line {where}) could be "
+                        f"built: cold calls run as CPython")
             return (f"watched: cold calls run counting tier 0; its loops (line {where}) move "
                     f"into native code by OSR ({c.transfers} so far)")
         return ""

@@ -61,6 +61,12 @@ class OsrEntries:
         self.baseline: dict[tuple, Any] = {}     # (header, types) -> baseline code, when built
         self.typing: set[int] = set()            # headers whose live values a job is typing
         self.transfers = 0
+        # Headers whose OSR entry could not be built. Once every loop's has failed and no
+        # call has moved into native code, counting tier 0 gives nothing: it is slower than
+        # the original function (1.8x on a loop of unions of int and np.int32), so the cold
+        # calls run that function from then on (`hopeless`, runtime.shim.cold_target).
+        self.failed: set[int] = set()
+        self.hopeless = False
         every = config.osr_backedges
         self.tier0 = compile_tier0(fn, name=dispatcher.__name__,
                                    osr=OsrHook(list(self.points.values()), self.poll,
@@ -84,7 +90,7 @@ class OsrEntries:
         if spec is None:
             spec = self._new_entry(header, types)
             if spec is None:
-                return NOT_READY
+                return self._failed(header)
             if background:
                 self._submit(_OsrBuild(self, header, spec))
                 return _waiting()
@@ -94,7 +100,7 @@ class OsrEntries:
         else:
             code, tier = self.baseline.get((header, types)), "baseline"
             if code is None:
-                return _waiting() if not spec.built else NOT_READY
+                return _waiting() if not spec.built else self._failed(header)
         self.transfers += 1
         record("osr", d.__qualname__, dispatch._fmt_types(types), tier, owner=d,
                line=self.points[header].line, header=header)
@@ -102,6 +108,16 @@ class OsrEntries:
             from .tierup import watched
             return watched(d, code)(*live)
         return code.entry_callable(*live)
+
+    def _failed(self, header: int) -> Any:
+        """No native code for this header's loop: the loop goes on in Python (see `failed`)."""
+        self.failed.add(header)
+        if not self.transfers and not self.hopeless and self.failed >= self.points.keys():
+            self.hopeless = True
+            record("give-up", self.dispatcher.__qualname__, tier="interp",
+                   owner=self.dispatcher, reason="no OSR entry of its loops could be built: "
+                   "its cold calls run as CPython")
+        return NOT_READY
 
     def _new_entry(self, header: int, types: tuple) -> "Specialisation | None":
         from .dispatch import Specialisation

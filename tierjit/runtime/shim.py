@@ -385,7 +385,7 @@ class ColdDispatcher:
             else:
                 return self.py_func
         if (c is False or c == "building" or kwargs or len(args) != self._nparams
-                or not _unchanged(self.py_func, c.free)):
+                or c.hopeless or not _unchanged(self.py_func, c.free)):
             return self.py_func
         return c.tier0
 
