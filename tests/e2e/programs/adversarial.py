@@ -238,6 +238,14 @@ PROGRAMS = [
             return s
         """, [(np.ones(5, dtype=np.float32), 1e300), (np.ones(3000, dtype=np.float32), 0.1),
               (np.ones(5, dtype=np.float32), 3e38), (np.ones(5), 1e308), (np.ones(3000), 0.1)]),
+    # a Python int with a float32 (NEP 50): NumPy makes it a double, then a float32 (two
+    # roundings: 2**54 + 2**30 + 1 lands on another float32 than one rounding gives)
+    program("adv_float32_plus_pyint", """
+        @jit
+        def f(x, n):
+            return x + n, x + n < n, n - x, x * n
+        """, [(np.float32(0.0), 2**54 + 2**30 + 1), (np.float32(1.5), 2**24 + 1),
+              (np.float32(-2.0), -(2**62) - 2**37 - 1), (np.float32(3.0), 7)]),
     program("adv_mixed_float_npfloat", """
         @jit
         def f(a, x):

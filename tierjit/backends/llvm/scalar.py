@@ -97,7 +97,10 @@ class ScalarOps:
         """An operand of a NumPy operation converted to its dtype (NEP 50). A Python float
         that a float32 cannot hold (finite, made infinite) deoptimises: NumPy warns
         "overflow encountered in cast" (a sum's result would show it, a quotient or a
-        comparison not)."""
+        comparison not). A Python int becomes a double first, as NumPy converts it (then
+        a float32: two roundings, which `sitofp` to float would make one)."""
+        if k.cls == "int" and not k.numpy and to.cls == "float" and to.bits == 32:
+            return self.fp_resize(self.to_kind(x, k, Kind("float", 64)), 64, to.bits)
         r = self.to_kind(x, k, to)
         if k.cls == "float" and not k.numpy and to.cls == "float" and to.bits < k.bits:
             lost = self.emit(f"xor i1 {self.finite(self.fp_resize(r, to.bits, k.bits))}, true")
