@@ -221,6 +221,35 @@ def span(x, y, s):
     return np.arange(x, y, s).shape[0]   # NumPy's subtraction overflows: it warns, may raise
 
 
+def union_mul(a, c):
+    s = 0.0
+    if c:
+        s = a[0]                      # float | np.float64: NumPy warns where float is silent
+    return s * 2.0
+
+
+def union_sub(a, c):
+    s = 0.0
+    if c:
+        s = a[0]
+    return s - s
+
+
+def union_mod(a, c):
+    s = 0.0
+    if c:
+        s = a[0]
+    return s % 2.0
+
+
+def running_max(a):
+    m = 0.0
+    for i in range(a.shape[0]):
+        if a[i] > m:
+            m = a[i]
+    return m * m
+
+
 def cast_complex(a):
     return np.float64(a[0]), np.int16(a[1])   # ComplexWarning, once each (not at typing)
 
@@ -289,6 +318,13 @@ def _record(fn, *args):
     (quotient_array, (np.array([[-1.0, 2.0], [3.0, 4.0]]).T, 0)),
     (quotient_array, (np.array([[-1.0, 2.0], [3.0, 4.0]])[:, ::-1], 0.0)),
     (cast_complex, (np.array([1 + 2j, 3 - 1j], np.complex64),)),
+    (union_mul, (np.array([1e308]), True)),
+    (union_mul, (np.array([1e308]), False)),
+    (union_sub, (np.array([np.inf]), True)),
+    (union_mod, (np.array([np.inf]), True)),
+    (union_mod, (np.array([5.5]), False)),
+    (running_max, (np.array([3.0, 1e200, 2.0]),)),
+    (running_max, (np.array([-1.0, -2.0]),)),
 ])
 @pytest.mark.parametrize("tier", ["baseline", "opt"])
 def test_warnings_match_cpython(fn, args, tier):

@@ -89,7 +89,10 @@ class UnionOps:
                 r = self.lower_one(ins, payloads, list(combo), crt)
                 if r is None:
                     return False, None, None
-                texts.add(("\n".join(self.lines), r, crt and ll(crt)))
+                # (with the deferred finiteness checks, which are not in `lines` yet: NumPy
+                # warns where a Python float is silently inf; deopt.defer_non_finite)
+                texts.add(("\n".join(self.lines), r, crt and ll(crt),
+                           tuple(self.nan_terms.items()), self.pending, self.pending_fs))
                 results.append(crt)
         except Unsupported:
             return False, None, None
