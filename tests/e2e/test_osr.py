@@ -20,7 +20,7 @@ import pytest
 
 import tierjit
 from tierjit.runtime import compiler, events
-from tierjit.runtime.osr import OsrEntries
+from tierjit.runtime.osr import OsrEntries, signature
 
 from .harness import Call
 from .programs import ALL_PROGRAMS
@@ -397,12 +397,12 @@ def test_osr_off_runs_the_original_function():
     assert not [e for e in since(n, "compile", "factorial_loop")]
 
 
-def mixed_sum(a, n):
-    s = a[0] if n > 3 else 0      # np.int32 or int: no native type for s
+def mixed_sum(a, n, tag):
+    s = a[0]
     for i in range(n):
         for j in range(-1, i % 5 - 2, 2):
             s = j if s > 1000 else s * 3
-    return s
+    return s, tag                 # tag, a str, is live in both loops: no native type
 
 
 def test_loops_no_osr_entry_can_be_built_for_run_as_cpython():
@@ -415,11 +415,16 @@ def test_loops_no_osr_entry_can_be_built_for_run_as_cpython():
                                  watch_seconds=0, watch_size=None, background=False):
         f = tierjit.jit(mixed_sum)
         d = tierjit.runtime.dispatch.dispatcher_of(f)
-        assert f(a, 50) == mixed_sum(a, 50)
+        assert f(a, 50, "x") == mixed_sum(a, 50, "x")
         assert d.counting.hopeless
-        assert d.cold_target((a, 50), {}) is d.py_func
-        assert f(a, 60) == mixed_sum(a, 60)
-    assert [e.tier for e in since(n, "give-up", "mixed_sum")] == ["interp"]
+        assert d.cold_target((a, 50, "x"), {}) is d.py_func
+        assert f(a, 60, "y") == mixed_sum(a, 60, "y")
+        # other argument types, whose loops may get native code, still run counting tier 0
+        assert d.cold_target((a, 50, 1.5), {}) is d.counting.tier0
+        assert f(a, 60, 1.5) == mixed_sum(a, 60, 1.5)
+        assert d.counting.transfers                  # a call that moved: not given up
+        assert d.counting.hopeless == {signature((a, 50, "x"))}
+    assert since(n, "give-up", "mixed_sum")[0].tier == "interp"
     assert "no OSR entry of its loops" in tierjit.explain(f)
     # a loop whose entry can be built is not given up
     with tierjit.config.override(hot_calls=None, hot_seconds=None, osr_backedges=1,

@@ -402,6 +402,24 @@ def _shown(fn, action: str) -> list:
     return [(w.category, str(w.message), w.filename, w.lineno) for w in ws]
 
 
+def test_a_warning_tier0_raises_names_the_module_its_globals_name():
+    """A function whose globals have no `__name__` (its source run in a plain dict): its
+    warnings' module is "<string>", in tier 0 as under CPython."""
+    src = "def overflow(x, y):\n    return x * y\n"
+    ns: dict = {}
+    exec(compile(src, "<made>", "exec"), ns)         # noqa: S102 - such a function is the point
+    import linecache
+    linecache.cache["<made>"] = (len(src), None, src.splitlines(True), "<made>")
+
+    def shown(fn):
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            warnings.filterwarnings("ignore", category=RuntimeWarning, module="<string>")
+            fn(np.int16(300), np.int16(300))
+        return [str(w.message) for w in ws]
+    assert shown(tierjit.jit(ns["overflow"], tier="interp")) == shown(ns["overflow"]) == []
+
+
 @pytest.mark.parametrize("action", ["default", "module", "always"])
 @pytest.mark.parametrize("tier", ["interp", "baseline", "opt"])
 def test_a_warning_tier0_raises_is_the_modules(tier, action):

@@ -150,7 +150,9 @@ class Introspection:
             where = ", ".join(str(p.line) for p in c.points.values())
             if c.hopeless:
                 return (f"watched, but no OSR entry of its loops (line {where}) could be "
-                        f"built: cold calls run as CPython")
+                        f"built for {len(c.hopeless)} argument signature(s): their cold "
+                        f"calls run as CPython; the others' run counting tier 0 "
+                        f"({c.transfers} OSR transfers so far)")
             return (f"watched: cold calls run counting tier 0; its loops (line {where}) move "
                     f"into native code by OSR ({c.transfers} so far)")
         return ""

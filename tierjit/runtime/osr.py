@@ -32,6 +32,7 @@ if one does not. Analogue: V8's Ignition back-edge counters and OSR into TurboFa
 
 from __future__ import annotations
 
+import sys
 from time import perf_counter as _clock
 from time import sleep as _sleep
 
@@ -61,12 +62,16 @@ class OsrEntries:
         self.baseline: dict[tuple, Any] = {}     # (header, types) -> baseline code, when built
         self.typing: set[int] = set()            # headers whose live values a job is typing
         self.transfers = 0
-        # Headers whose OSR entry could not be built. Once every loop's has failed and no
-        # call has moved into native code, counting tier 0 gives nothing: it is slower than
-        # the original function (1.8x on a loop of unions of int and np.int32), so the cold
-        # calls run that function from then on (`hopeless`, runtime.shim.cold_target).
-        self.failed: set[int] = set()
-        self.hopeless = False
+        # Per argument signature of the cold calls (`signature`): the headers whose OSR entry
+        # could not be built in such calls. Once every loop's has failed and no such call
+        # has moved into native code, counting tier 0 gives them nothing: it is slower than
+        # the original function (1.8x on a loop of unions of int and np.int32), so their
+        # cold calls run that function from then on (`hopeless`, runtime.shim.cold_target).
+        # `current` is the signature of the cold call that last started counting tier 0.
+        self.current: tuple = ()
+        self.failed: dict[tuple, set[int]] = {}
+        self.moved: set[tuple] = set()
+        self.hopeless: set[tuple] = set()
         every = config.osr_backedges
         self.tier0 = compile_tier0(fn, name=dispatcher.__name__,
                                    osr=OsrHook(list(self.points.values()), self.poll,
@@ -102,6 +107,8 @@ class OsrEntries:
             if code is None:
                 return _waiting() if not spec.built else self._failed(header)
         self.transfers += 1
+        self.moved.add(self.current)
+        self.hopeless.discard(self.current)
         record("osr", d.__qualname__, dispatch._fmt_types(types), tier, owner=d,
                line=self.points[header].line, header=header)
         if tier == "baseline":             # whose loops may move on into LLVM's code
@@ -111,12 +118,15 @@ class OsrEntries:
 
     def _failed(self, header: int) -> Any:
         """No native code for this header's loop: the loop goes on in Python (see `failed`)."""
-        self.failed.add(header)
-        if not self.transfers and not self.hopeless and self.failed >= self.points.keys():
-            self.hopeless = True
+        sig = self.current
+        failed = self.failed.setdefault(sig, set())
+        failed.add(header)
+        if sig not in self.moved and sig not in self.hopeless \
+                and failed >= self.points.keys():
+            self.hopeless.add(sig)
             record("give-up", self.dispatcher.__qualname__, tier="interp",
                    owner=self.dispatcher, reason="no OSR entry of its loops could be built: "
-                   "its cold calls run as CPython")
+                   "its cold calls of these argument types run as CPython")
         return NOT_READY
 
     def _new_entry(self, header: int, types: tuple) -> "Specialisation | None":
@@ -185,6 +195,15 @@ def _waiting() -> Any:
     stencils; without this they would take turns, and the build would take twice as long."""
     _sleep(0)
     return NOT_READY
+
+
+def signature(args: tuple) -> tuple:
+    """A cold call's argument signature as far as a give-up goes (OsrEntries.hopeless): the
+    arguments' classes, an array's dtype and number of dimensions too. (Cheap: it is taken
+    at every cold call counting tier 0 runs.)"""
+    np = sys.modules.get("numpy")
+    nd = np.ndarray if np is not None else None
+    return tuple((a.dtype, a.ndim) if type(a) is nd else type(a) for a in args)
 
 
 class _OsrBuild:

@@ -385,7 +385,11 @@ class ColdDispatcher:
             else:
                 return self.py_func
         if (c is False or c == "building" or kwargs or len(args) != self._nparams
-                or c.hopeless or not _unchanged(self.py_func, c.free)):
+                or not _unchanged(self.py_func, c.free)):
+            return self.py_func
+        from .osr import signature
+        sig = c.current = signature(args)
+        if sig in c.hopeless:
             return self.py_func
         return c.tier0
 

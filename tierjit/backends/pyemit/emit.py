@@ -481,7 +481,8 @@ def compile_tier0(fn: Function, entry: FrameState | None = None, name: str | Non
         # shows a "default" or "module" warning once for the module, not once per tier-0
         # function. (CPython creates the registry at the module's first warning; here it is
         # made when tier 0 is, a key the module has early.)
-        ns["__name__"] = g.get("__name__", "<unknown>")
+        if "__name__" in g:          # (without one, warnings name "<string>", as for g)
+            ns["__name__"] = g["__name__"]
         ns["__warningregistry__"] = g.setdefault("__warningregistry__", {})
     code = compile(src, fn.filename, "exec")
     exec(code, ns)
