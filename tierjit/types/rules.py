@@ -118,8 +118,11 @@ def _casts_complex(np, fn, arg_types: tuple[Scalar, ...]) -> bool:
     """Is fn(x) a real NumPy scalar type applied to a NumPy complex scalar?"""
     return (isinstance(fn, type) and issubclass(fn, np.number)
             and not issubclass(fn, np.complexfloating) and len(arg_types) == 1
-            and isinstance(arg_types[0].py, type)
-            and issubclass(arg_types[0].py, np.complexfloating))
+            and _numpy_complex(arg_types[0]))
+
+
+def _numpy_complex(m: Type) -> bool:
+    return isinstance(m, Scalar) and m.is_numpy and m.py().dtype.kind == "c"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -253,7 +256,7 @@ def _no_numpy_complex(what: str, args: list[Type]) -> None:
     a call the program never makes. Such a specialisation runs as CPython."""
     for t in args:
         for m in members(t):
-            if isinstance(m, Scalar) and m.is_numpy and m.py().dtype.kind == "c":
+            if _numpy_complex(m):
                 raise Unsupported(f"{what}() of {m} (NumPy warns as it casts it to a real)")
 
 
