@@ -11,7 +11,7 @@ inference fills them in on its own copy of the function.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 
 from .ops import Op
 
@@ -114,11 +114,40 @@ class Function:
                     yield ins.result
 
 
-@dataclass(slots=True, frozen=True)
 class FrameState:
     """Where tier 0 resumes when native code deoptimises: before instrs[index] of block,
-    with `live` the values that code (and everything after it) still needs."""
+    with `live` the values that code (and everything after it) still needs.
 
+    Immutable and compared by value, as a frozen dataclass would be, but written out: that
+    dataclass compiles six generated methods when its class is made (~1.5 ms here, a third
+    of the IR's import and paid by every process's first compile; see types.lattice.Type)."""
+
+    __slots__ = ("block", "index", "live")
     block: int
     index: int
     live: tuple[Value, ...]
+
+    def __init__(self, block: int, index: int, live: tuple[Value, ...]) -> None:
+        object.__setattr__(self, "block", block)
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "live", live)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.block, self.index, self.live) == (other.block, other.index, other.live)
+
+    def __hash__(self) -> int:
+        return hash((self.block, self.index, self.live))
+
+    def __repr__(self) -> str:
+        return f"FrameState(block={self.block!r}, index={self.index!r}, live={self.live!r})"
+
+    def __reduce__(self) -> tuple:
+        return FrameState, (self.block, self.index, self.live)
