@@ -21,6 +21,7 @@ from .dims import speculate_small_dims
 from .fold import fold_constants
 from .ifconvert import if_convert_increments
 from .inline_self import inline_self_calls
+from .sink import sink_edge_floats
 from .ranges import compute_ranges, speculate_loop_ranges
 from .thread import thread_jumps
 
@@ -46,6 +47,8 @@ BASELINE_PIPELINE = (
     eliminate_common_subexpressions,  # a pure operation on Python numbers done once
     if_convert_increments,            # `if c: n += 1` on an int as `n = n + c`: no branch
                                       # for the CPU to mispredict
+    sink_edge_floats,                 # a recurrence's new float made after the old one's
+                                      # last read: straight into its slot, no move
     inline_self_calls,                # a small recursion's self-calls, two levels (a call
                                       # costs ~50 instructions); last, so that the copies
                                       # are of the optimised body

@@ -5,7 +5,9 @@ as well as in their frame slots. Each program here meets a way a register could 
 be read at the wrong moment: a slot written by a stencil without a register variant, a call
 into Python, a deopt in the middle of the loop, loops nested and side by side, a chain of
 results passed from stencil to stencil, array elements read and written at an index the
-stencil before computed, their values passed on.
+stencil before computed, their values passed on. The recurrences (`zr, zi` of an escape-time
+iteration) have their new value's computation moved after the old value's last read
+(passes/sink.py), with a guard, a deopt or a call into Python in between.
 """
 
 import numpy as np
@@ -171,4 +173,49 @@ PROGRAMS = [
               (np.arange(6, dtype=np.uint8), np.zeros(6, dtype=np.uint8), 100),
               (np.arange(4), np.zeros(4, dtype=np.int64), 2**62),
               (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 1)]),
+    # t is made after the last read of zr (passes/sink.py) and computed into zr's slot
+    program("regs_escape_time", """
+        @jit
+        def f(cr, ci, limit):
+            zr = 0.0
+            zi = 0.0
+            n = 0
+            while n < limit and zr * zr + zi * zi <= 4.0:
+                t = zr * zr - zi * zi + cr
+                zi = 2.0 * zr * zi + ci
+                zr = t
+                n += 1
+            return n, zr, zi
+        """, [(-0.75, 0.1, 500), (0.3, 0.5, 1000), (-2.0, 0.0, 300), (0.0, 0.0, 0),
+              (-0.1, 0.65, 2000), (float("nan"), 0.0, 10), (1e200, 1e200, 5)]),
+    # an int counter that outgrows 64 bits between the read of x and the moved `x + v`: the
+    # deopt resumes tier 0 before the sum, which computes it there
+    program("regs_sunk_past_a_deopt", """
+        @jit
+        def f(x, v, k, n):
+            for _ in range(n):
+                y = x * 0.5 + 1.0
+                k = k * 3 + 1
+                v = v - x * 0.25
+                x = y
+            return x, v, k
+        """, [(1.0, 0.5, 1, 30), (2.0, -1.0, 2**40, 10), (0.1, 0.2, 2**62, 3),
+              (-3.0, 1e300, 7, 50), (0.0, -0.0, 0, 4)]),
+    # math.floor (an int that may outgrow 64 bits: a deopt) and an array read between
+    program("regs_sunk_past_calls", """
+        import math
+
+        @jit
+        def f(a, s, w, n):
+            c = 0
+            for i in range(n):
+                nxt = s * 0.9 - 0.1
+                c += math.floor(w * 10.0)
+                e = float(a[i % a.shape[0]])
+                w = w + s * 0.01 + e
+                s = nxt
+            return s, w, c
+        """, [(np.linspace(-1.0, 1.0, 5), 1.0, 0.5, 40), (np.zeros(1), 0.0, 0.0, 3),
+              (np.array([1e300]), 1e300, 1e300, 4), (np.zeros(0), 1.0, 1.0, 2),
+              (np.array([np.inf]), 0.0, 0.0, 3)]),
 ]
