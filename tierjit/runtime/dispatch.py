@@ -426,6 +426,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 f = self._code_for(bound)
                 if f is not None:
                     return f(*bound)
+                if self.straight is None and not self.calls & 1023:
+                    self.straight_if_python_only()
                 f, args, kwargs = self.cold_target(bound, {}), bound, {}
         # No native code runs the call. Nested in such calls (a recursion: a function that
         # does not compile, or not yet), the function goes straight (runtime.straight), as
@@ -438,6 +440,15 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         finally:
             self.nested -= 1
 
+    def straight_if_python_only(self) -> None:
+        """No native code runs any of its calls (every signature refused or given up, or the
+        function does not lower): they go straight from now on, as after a give-up, rather
+        than through the shim or this dispatcher, which type and dispatch each one in Python
+        (~0.4-2.5 us, many times a small function's own time). Asked every 1024 calls that
+        run no native code: the entry type may still be on its way (runtime.straight)."""
+        from .straight import after_give_up
+        after_give_up(self)
+
     def _code_for(self, bound: tuple) -> "Callable | None":
         """The native code that runs a call with these arguments (its specialisation's, a
         value-specialised version's, adaptive baseline code), its build requested if their
@@ -447,8 +458,15 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             if spec.runs_native:
                 return spec.native.entry_callable
             vs = spec.value_spec
-            if vs is not None and vs.runs_native and _matches(bound, vs.values):
-                return vs.native.entry_callable
+            if vs is not None and vs.runs_native:
+                if _matches(bound, vs.values):
+                    return vs.native.entry_callable
+                if spec.gave_up is not None and not self.calls & 1023:
+                    # Its generic version gave up: a call with other values comes through
+                    # here (~2 us) and runs as CPython, and such calls keep coming (only they
+                    # reach the dispatcher). Without this version too, they go straight.
+                    self.give_up(vs, "the generic version gave up, and calls with other "
+                                     "values kept coming")
             code = self.__dict__.get("_baseline_codes", {}).get(spec.arg_types)
             if code is not None and not code.given_up:   # adaptive baseline (runtime/baseline.py)
                 return code.entry_callable
@@ -506,6 +524,13 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
 
     def _spec_for(self, args: tuple) -> "Specialisation | None":
         """The specialisation for these arguments' types; requests its build when new."""
+        if _type_of_value is not None:
+            # a signature built before (its baseline code asked for then, see _warm): every
+            # call of a signature without native code comes here, so nothing more
+            spec = self.specs.get(tuple(_types_of(args)))
+            if spec is not None and spec.built and spec.requested and \
+                    (spec.error is None or not STRICT):
+                return spec
         start = _clock()             # a request's work on this thread is a pause (_submit)
         if self.tier == "auto":                  # warm: baseline first (runtime/baseline.py)
             from . import baseline

@@ -15,8 +15,8 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
 
 
 # runtime.straight, as explain shows it
-_STRAIGHT = ("its calls run the function straight from the entry's C slot (a recursion: "
-             "CPython's recursion depth)")
+_STRAIGHT = ("its calls run the function straight from the entry's C slot (no native code to "
+             "run them: CPython's speed and recursion depth)")
 _SECTIONS = "; those nested 8 deep in its own calls (it has loops)"    # (straight.NESTED)
 
 
@@ -114,6 +114,9 @@ class Introspection:
 
     def _explain_spec(self, spec: "Specialisation", what: str = "",
                       tier: "str | None" = None) -> str:
+        if tier is None and self.tier == "auto" and spec.tier == "interp" \
+                and not spec.runs_native:
+            tier = "python"     # tier "auto" runs a signature without native code as CPython
         head = (f"  {self.__name__}{_fmt_types(spec.arg_types, spec.values)}: "
                 f"{tier or spec.tier}{what}")
         if spec.gave_up is not None:

@@ -104,7 +104,9 @@ class Shim:
                         and d.profile is not False and not kwargs:
                     d.observe(args)
         elif d.bypass:
-            d.calls += 1
+            n = d.calls = d.calls + 1
+            if not n & 1023 and d.straight is None:
+                d.straight_if_python_only()
             f = d.py_func if d.counting is False else d.cold_target(args, kwargs)
         else:
             return self.__tierjit_fallback__(*args, **kwargs)

@@ -538,3 +538,66 @@ def test_a_collection_calling_the_function_inside_arm_does_not_hang(tmp_path):
         print("done")
         """, tmp_path)
     assert out.strip() == "done"
+
+
+# -- calls of a function with no native code at all go straight (not only a recursion's) ------
+
+def _protected(x):
+    return (x * 1.5 if x != 0 else 1) / 2.5       # float | int: no native code for floats
+
+
+def _listed(x):
+    return [x][0] * 1.5                             # a list: the function does not lower
+
+
+def _squared(x, c):
+    return x ** 2 * c
+
+
+def _goes_straight(f, args) -> bool:
+    """Call f(*args) until its calls go straight (the dispatcher asks every 1024 calls; the
+    first time, the entry type may be made on the compiler thread meanwhile)."""
+    for _ in range(4):
+        for _ in range(straight.BYPASS_CALLS):
+            f(*args)
+            if entry.is_straight(f):
+                return True
+        compiler.wait_idle(60)
+    return False
+
+
+@pytest.mark.parametrize(("name", "args", "want"), [
+    ("_protected", (0.5,), 0.3), ("_protected", (0.0,), 0.4), ("_listed", (2.0,), 3.0)])
+def test_a_hot_function_without_native_code_goes_straight(jitted, name, args, want):
+    # The signature refused by both native tiers, or a function that does not lower: its
+    # calls went through the dispatcher's Python path for good (~2.5 us each, 30x the
+    # function's own time); within BYPASS_CALLS calls of the build they go straight.
+    f = jitted(name)
+    with tierjit.config.override(hot_calls=10):
+        for _ in range(20):
+            f(*args)
+        compiler.wait_idle(60)
+        assert _goes_straight(f, args)
+        assert f(*args) == want
+        text = tierjit.explain(f)
+        assert "straight from the entry's C slot" in text
+        if name == "_protected":     # its refused signatures run as CPython, not tier 0
+            assert "not in a higher tier because a value that is float | int" in text
+            assert "interp" not in text
+
+
+def test_a_value_specialised_version_is_dropped_when_calls_miss_it_after_a_give_up(jitted):
+    # Value-specialised on (0.7, 1.5); the generic version gives up (each nan deoptimises):
+    # calls with other values then reach the dispatcher, and once they keep coming the
+    # value-specialised version goes too, and the calls go straight.
+    f = jitted("_squared")
+    with tierjit.config.override(hot_calls=100, background=False, max_deopts=10):
+        for _ in range(300):
+            assert f(0.7, 1.5) == 0.7 ** 2 * 1.5
+        for _ in range(50):
+            assert str(f(float("nan"), 2.5)) == "nan"
+        spec = next(s for s in dispatcher_of(f).specs.values() if s.requested)
+        assert spec.value_spec.runs_native and spec.gave_up is not None
+        assert _goes_straight(f, (float("nan"), 2.5))
+        assert spec.value_spec.gave_up is not None
+        assert f(0.7, 1.5) == 0.7 ** 2 * 1.5 and f(2.0, 2.5) == 10.0
