@@ -21,6 +21,7 @@ as `v4 = v1 + v2; v5 = v4 * v3` with input v1 and result v5 are n_inputs=1, n_re
 from __future__ import annotations
 
 import enum
+import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -150,43 +151,79 @@ class Programs:
 
     # -- checking --------------------------------------------------------------------------
     def check(self) -> None:
-        """Raise ValueError/TypeError naming the first thing the evaluator could not run."""
+        """Raise ValueError/TypeError naming the first thing the evaluator could not run.
+
+        Cheap enough to run before every native evaluation (vm.run does): a few vectorised
+        passes over the arrays, a fraction of the cost of evaluating them on even a few rows;
+        the search for *which* instruction is wrong runs only when something is."""
         import numpy as np
         c, n = self.code, len(self.code)
         if c.dtype != np.int32 or c.ndim != 2 or c.shape[1] != 4 or not c.flags.c_contiguous:
             raise TypeError("Programs.code must be a C-contiguous int32 array of shape (N, 4)")
-        if self.values.dtype != np.float64 or self.values.shape != (n,):
-            raise TypeError(f"Programs.values must be float64 of shape ({n},); got "
-                            f"{self.values.dtype} {self.values.shape}")
+        if self.values.dtype != np.float64 or self.values.shape != (n,) or \
+                not self.values.flags.c_contiguous:
+            raise TypeError(f"Programs.values must be a C-contiguous float64 array of shape "
+                            f"({n},); got {self.values.dtype} {self.values.shape}")
         s = self.starts
-        if s.dtype != np.int64 or s.ndim != 1 or len(s) < 1:
-            raise TypeError("Programs.starts must be a 1-d int64 array of P + 1 offsets")
-        if s[0] != 0 or s[-1] != n or (len(s) > 1 and (np.diff(s) < 0).any()):
+        if s.dtype != np.int64 or s.ndim != 1 or len(s) < 1 or not s.flags.c_contiguous:
+            raise TypeError("Programs.starts must be a C-contiguous 1-d int64 array of P + 1 "
+                            "offsets")
+        if s[0] != 0 or s[-1] != n or (s[1:] < s[:-1]).any():
             raise ValueError(f"Programs.starts must rise from 0 to the number of instructions "
                              f"({n}); got {s[:4]}{'...' if len(s) > 4 else ''}")
-        if self.output.dtype != np.int32 or self.output.shape != (len(s) - 1,):
-            raise TypeError(f"Programs.output must be int32 of shape ({len(s) - 1},)")
-        if not 1 <= self.n_regs <= MAX_REGS:
-            raise ValueError(f"Programs.n_regs must be 1..{MAX_REGS}; got {self.n_regs}")
-        if not 0 <= self.n_inputs <= self.n_regs:
-            raise ValueError(f"Programs.n_inputs must be 0..n_regs ({self.n_regs}); got "
-                             f"{self.n_inputs}")
+        if self.output.dtype != np.int32 or self.output.shape != (len(s) - 1,) or \
+                not self.output.flags.c_contiguous:
+            raise TypeError(f"Programs.output must be a C-contiguous int32 array of shape "
+                            f"({len(s) - 1},)")
+        if not isinstance(self.n_regs, numbers.Integral) or not 1 <= self.n_regs <= MAX_REGS:
+            raise ValueError(f"Programs.n_regs must be an int 1..{MAX_REGS}; got "
+                             f"{self.n_regs!r}")
+        if not isinstance(self.n_inputs, numbers.Integral) or \
+                not 0 <= self.n_inputs <= self.n_regs:
+            raise ValueError(f"Programs.n_inputs must be an int 0..n_regs ({self.n_regs}); got "
+                             f"{self.n_inputs!r}")
         if n:
-            bad_op = (c[:, 0] < 0) | (c[:, 0] > max(Op))
-            bad_reg = ((c[:, 1:] < 0) | (c[:, 1:] >= self.n_regs)).any(axis=1)
-            for what, bad in (("an unknown opcode", bad_op),
-                              (f"a register outside 0..{self.n_regs - 1}", bad_reg)):
-                if bad.any():
-                    i = int(np.argmax(bad))
-                    p = int(np.searchsorted(s, i, side="right")) - 1
-                    raise ValueError(f"Programs: instruction {i} (program {p}) has {what}: "
-                                     f"{tuple(int(x) for x in c[i])}")
-        bad_out = (self.output < 0) | (self.output >= self.n_regs)
-        if bad_out.any():
-            p = int(np.argmax(bad_out))
-            raise ValueError(f"Programs: program {p} has output register {self.output[p]}, "
-                             f"outside 0..{self.n_regs - 1}")
+            # as uint32 a negative field is >= 2**31: one upper bound checks both ends. One
+            # flat pass over all the fields usually settles the registers (a 2-d reduction
+            # over columns 1..3 costs ten times more; single columns are read only when the
+            # opcodes alone reach n_regs)
+            u = c.view(np.uint32)
+            top = u.max()
+            if top >= self.n_regs:
+                top = max(u[:, 1].max(), u[:, 2].max(), u[:, 3].max())
+            if top >= self.n_regs or u[:, 0].max() > max(Op):
+                _check_code(c, s, self.n_regs)
+        if len(s) > 1 and self.output.view(np.uint32).max() >= self.n_regs:
+            _check_output(self.output, self.n_regs)
 
+
+FIELDS = ("op", "dst", "a", "b")     # the columns of `code`
+
+
+def _check_code(c: np.ndarray, starts: np.ndarray, n_regs: int) -> None:
+    """Raise ValueError naming the first instruction of `c` ((N, 4), any integer dtype) with
+    an unknown opcode or a register outside 0..n_regs-1: its program, field and value."""
+    import numpy as np
+    bad_op = (c[:, 0] < 0) | (c[:, 0] > max(Op))
+    bad_reg = (c[:, 1:] < 0) | (c[:, 1:] >= n_regs)
+    for what, bad in ((f"an unknown opcode (0..{int(max(Op))})", bad_op),
+                      (f"a register outside 0..{n_regs - 1}", bad_reg.any(axis=1))):
+        if bad.any():
+            i = int(np.argmax(bad))
+            p = int(np.searchsorted(starts, i, side="right")) - 1
+            f = 0 if bad is bad_op else 1 + int(np.argmax(bad_reg[i]))
+            raise ValueError(f"Programs: instruction {i} (program {p}) has {FIELDS[f]} = "
+                             f"{int(c[i, f])}, {what}: {tuple(int(x) for x in c[i])}")
+
+
+def _check_output(output: np.ndarray, n_regs: int) -> None:
+    """Raise ValueError naming the first program whose output register is out of range."""
+    import numpy as np
+    bad_out = (output < 0) | (output >= n_regs)
+    if bad_out.any():
+        p = int(np.argmax(bad_out))
+        raise ValueError(f"Programs: program {p} has output register {int(output[p])}, "
+                         f"outside 0..{n_regs - 1}")
 
 def random_programs(n: int, length: int, *, n_regs: int = 5, n_inputs: int = 1,
                     ops: tuple[Op, ...] = (Op.ADD, Op.SUB, Op.MUL, Op.DIV),

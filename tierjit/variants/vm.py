@@ -90,8 +90,15 @@ def run(progs: Programs, X: np.ndarray, reduce: str | None = None, y: np.ndarray
         threads: int | None = None) -> np.ndarray:
     """Evaluate every program of `progs` on every row of X (2-d, float32/float64, one column
     per input register). Returns (P, n_rows) of X's dtype for reduce=None, else (P,): X's dtype
-    for "max", float64 for "sum" and "mse"."""
+    for "max", float64 for "sum" and "mse".
+
+    Raises what `progs.check()` raises: the native code trusts every offset and register
+    index it reads (the memory contract in vm_ir.py), and a population made by the
+    constructor, or changed in place after it was checked, must not reach it unchecked. The
+    check is vectorised and costs a few per cent of an evaluation, so it runs every time
+    rather than being remembered per object (which an in-place change would make stale)."""
     import numpy as np
+    progs.check()
     dtype = X.dtype.name
     fn, w = native(dtype)
     n_rows, n_prog = X.shape[0], len(progs)

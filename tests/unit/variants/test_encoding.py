@@ -49,6 +49,15 @@ def test_check_names_instruction_and_program():
         Programs.from_arrays(code, None, [0, 1, 3], n_regs=2)
 
 
+def test_check_wants_contiguous_arrays():
+    """The evaluator reads the arrays through their data pointers: a strided view of values
+    made it read other numbers than the population's."""
+    p = forum_program()
+    strided = Programs(p.code, np.zeros(8)[::2], p.starts, p.output, 1, 5)
+    with pytest.raises(TypeError, match="values must be a C-contiguous float64 array"):
+        strided.check()
+
+
 def test_float_code_is_rejected():
     with pytest.raises(TypeError, match="integers"):
         Programs.from_arrays([[1.5, 0, 0, 0]])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tierjit
-from tierjit.variants import random_programs, reference
+from tierjit.variants import Op, Programs, random_programs, reference
 
 
 def test_all_program_kinds_in_one_call_keep_their_order():
@@ -153,3 +153,28 @@ def test_programs_need_a_sequence_and_known_kinds():
         tierjit.evaluate([t], np.zeros(2))
     with pytest.raises(ValueError, match="n_inputs=1, but X has 2 columns"):
         tierjit.evaluate(random_programs(2, 2, seed=0), np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize("code, starts, message", [
+    ([[Op.ADD, 1, 0, 0]], [0, 1_000_000], "must rise from 0 to the number of instructions"),
+    ([[Op.ADD, 1000, 0, 0]], [0, 1], r"dst = 1000, a register outside 0\.\.1"),
+])
+def test_programs_from_the_constructor_are_checked_before_they_run(code, starts, message):
+    """The constructor does not check its arrays, and evaluate ran them natively anyway:
+    starts past the end of code crashed the process (SIGSEGV), register 1000 of 2 read and
+    wrote outside the registers and returned zeros."""
+    p = Programs(np.array(code, np.int32), np.zeros(1), np.array(starts, np.int64),
+                 np.array([1], np.int32), 1, 2)
+    with pytest.raises(ValueError, match=message):
+        tierjit.evaluate(p, np.zeros(3))
+
+
+def test_programs_changed_in_place_are_checked_again():
+    """A population is checked at every evaluation, not once: linear GP mutates code in
+    place, and a check remembered from before the change would let the register through."""
+    p = random_programs(50, 6, seed=4)
+    X = np.linspace(-1.0, 1.0, 7)
+    tierjit.evaluate(p, X)
+    p.code[40, 2] = -3
+    with pytest.raises(ValueError, match=r"instruction 40 \(program 6\) has a = -3"):
+        tierjit.evaluate(p, X)
