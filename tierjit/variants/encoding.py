@@ -71,7 +71,7 @@ class Programs:
         one per program) to the last register."""
         import numpy as np
         code = np.asarray(code)
-        if code.ndim == 3:
+        if code.ndim == 3 and code.shape[2] == 4:
             if starts is not None:
                 raise ValueError("Programs: starts must not be given with (P, L, 4) code")
             n_prog, length = code.shape[:2]
@@ -82,18 +82,29 @@ class Programs:
         if code.ndim != 2 or code.shape[1] != 4:
             raise ValueError(f"Programs: code must have shape (N, 4) or (P, L, 4); got "
                              f"{code.shape}")
-        if not np.issubdtype(code.dtype, np.integer) and code.size:
-            raise TypeError(f"Programs: code must be integers; got {code.dtype}")
+        code = _integers(code, "code")
+        starts = np.ascontiguousarray(_integers(starts, "starts"), dtype=np.int64)
+        n_inputs = _count(n_inputs, "n_inputs")
+        _check_starts(starts, len(code))
+        # every range is checked before the cast to int32, which wraps: register 2**32 + 1
+        # became register 1, and the program evaluated as another one
+        if code.dtype != np.int32:
+            _check_code(code, starts, MAX_REGS if n_regs is None else _count(n_regs, "n_regs"))
         code = np.ascontiguousarray(code, dtype=np.int32)
         values = np.zeros(len(code)) if values is None else np.asarray(values, np.float64)
         values = np.ascontiguousarray(values.reshape(-1))
-        starts = np.ascontiguousarray(starts, dtype=np.int64)
         if n_regs is None:
             n_regs = max(int(code[:, 1:].max()) + 1 if len(code) else 1, n_inputs)
+        n_regs = _count(n_regs, "n_regs")
         n_prog = len(starts) - 1
-        out = n_regs - 1 if output is None else output
-        out = np.ascontiguousarray(np.broadcast_to(np.asarray(out, np.int32), (max(n_prog, 0),)))
-        progs = cls(code, values, starts, out, int(n_inputs), int(n_regs))
+        out = _integers(n_regs - 1 if output is None else output, "output")
+        if out.shape not in ((), (n_prog,)):
+            raise ValueError(f"Programs: output must be one register or one per program "
+                             f"({n_prog}); got shape {out.shape}")
+        out = np.broadcast_to(out, (max(n_prog, 0),))
+        _check_output(out, n_regs)
+        out = np.ascontiguousarray(out, dtype=np.int32)
+        progs = cls(code, values, starts, out, n_inputs, n_regs)
         progs.check()
         return progs
 
@@ -168,9 +179,7 @@ class Programs:
         if s.dtype != np.int64 or s.ndim != 1 or len(s) < 1 or not s.flags.c_contiguous:
             raise TypeError("Programs.starts must be a C-contiguous 1-d int64 array of P + 1 "
                             "offsets")
-        if s[0] != 0 or s[-1] != n or (s[1:] < s[:-1]).any():
-            raise ValueError(f"Programs.starts must rise from 0 to the number of instructions "
-                             f"({n}); got {s[:4]}{'...' if len(s) > 4 else ''}")
+        _check_starts(s, n)
         if self.output.dtype != np.int32 or self.output.shape != (len(s) - 1,) or \
                 not self.output.flags.c_contiguous:
             raise TypeError(f"Programs.output must be a C-contiguous int32 array of shape "
@@ -198,6 +207,28 @@ class Programs:
 
 
 FIELDS = ("op", "dst", "a", "b")     # the columns of `code`
+
+
+def _integers(x: Any, field: str) -> np.ndarray:
+    """x as an array of integers (of its own dtype: casting is the caller's, after checking
+    the range), or TypeError naming the field."""
+    import numpy as np
+    a = np.asarray(x)
+    if a.size and not np.issubdtype(a.dtype, np.integer):
+        raise TypeError(f"Programs: {field} must be integers; got {a.dtype}")
+    return a
+
+
+def _count(x: Any, field: str) -> int:
+    if not isinstance(x, numbers.Integral):
+        raise TypeError(f"Programs: {field} must be an int; got {x!r}")
+    return int(x)
+
+
+def _check_starts(s: np.ndarray, n: int) -> None:
+    if len(s) < 1 or s[0] != 0 or s[-1] != n or (s[1:] < s[:-1]).any():
+        raise ValueError(f"Programs.starts must rise from 0 to the number of instructions "
+                         f"({n}); got {s[:4]}{'...' if len(s) > 4 else ''}")
 
 
 def _check_code(c: np.ndarray, starts: np.ndarray, n_regs: int) -> None:

@@ -37,6 +37,8 @@ def test_to_source_is_the_program():
     ([[Op.ADD, 0, 0, 0]], [0, 2], {}, "must rise from 0"),
     ([[Op.ADD, 0, 0, 0]], None, {"n_regs": 1, "output": 3}, "output register 3"),
     ([[Op.ADD, 0, 0, 0]], None, {"n_regs": 1, "n_inputs": 2}, "n_inputs must be"),
+    ([[Op.ADD, 0, 0, 0]], [0, 1], {"output": [0, 0, 0]},
+     r"output must be one register or one per program \(1\); got shape \(3,\)"),
 ])
 def test_check_names_the_problem(code, starts, kw, message):
     with pytest.raises(ValueError, match=message):
@@ -56,6 +58,26 @@ def test_check_wants_contiguous_arrays():
     strided = Programs(p.code, np.zeros(8)[::2], p.starts, p.output, 1, 5)
     with pytest.raises(TypeError, match="values must be a C-contiguous float64 array"):
         strided.check()
+
+
+@pytest.mark.parametrize("code, kw, message", [
+    ([[Op.ADD, 2**32 + 1, 0, 0]], {}, r"dst = 4294967297, a register outside 0\.\.1"),
+    ([[2**32 + Op.MUL, 1, 0, 0]], {}, r"op = 4294967299, an unknown opcode \(0\.\.6\)"),
+    ([[Op.NEG, 1, -2**32, 0]], {}, r"a = -4294967296, a register outside 0\.\.1"),
+    ([[Op.NEG, 1, 0, 0]], {"output": 2**32 + 1}, "output register 4294967297, outside 0..1"),
+])
+def test_out_of_range_values_are_rejected_before_the_cast_to_int32(code, kw, message):
+    """from_arrays cast to int32 first and checked after, and the cast wraps: register
+    2**32 + 1 became register 1, and the program evaluated as another one."""
+    with pytest.raises(ValueError, match=message):
+        Programs.from_arrays(np.array(code, np.int64), n_regs=2, **kw)
+
+
+def test_counts_must_be_ints():
+    with pytest.raises(TypeError, match="n_inputs must be an int; got 1.5"):
+        Programs.from_arrays([[Op.ADD, 0, 0, 0]], n_inputs=1.5)
+    with pytest.raises(TypeError, match="starts must be integers; got float64"):
+        Programs.from_arrays([[Op.ADD, 0, 0, 0]], starts=[0.0, 1.7])
 
 
 def test_float_code_is_rejected():
