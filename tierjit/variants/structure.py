@@ -29,6 +29,7 @@ import ast
 import builtins
 import copy
 import re
+import struct
 import threading
 from typing import Any
 
@@ -107,7 +108,7 @@ def _tree_key(node: ast.AST, out: list, consts: list, slots: list,
                     slots.append((node, f, i, x))
                     append(0.0)
                 else:
-                    append((type(c), c))
+                    append(_literal_key(c) if type(c) in _INEXACT else (type(c), c))
             elif keep and t is ast.UnaryOp and type(x.op) is ast.USub and \
                     type(x.operand) is ast.Constant and type(x.operand.value) is float:
                 consts.append(-x.operand.value)
@@ -118,6 +119,28 @@ def _tree_key(node: ast.AST, out: list, consts: list, slots: list,
                 _tree_key(x, out, consts, slots, keep)
             else:
                 append(x)
+
+
+_INEXACT = frozenset({float, complex, tuple, frozenset})
+_DOUBLE = struct.Struct("<d")
+
+
+def _literal_key(c: Any) -> Any:
+    """The key of a literal that stays in the structure (a default value, say): equal only for
+    literals that behave the same. `==` is not that: 0.0 == -0.0 (a tree with the default
+    -0.0 got the structure of one with 0.0, and its result was 0.0), and nan != nan (a tree
+    with a nan default never found its structure again). The type keeps 1, 1.0 and True
+    apart; floats and complex numbers are keyed by their bits, a tuple by its elements."""
+    t = type(c)
+    if t is float:
+        return (t, _DOUBLE.pack(c))
+    if t is complex:
+        return (t, _DOUBLE.pack(c.real), _DOUBLE.pack(c.imag))
+    if t is tuple:
+        return (t, tuple(_literal_key(x) for x in c))
+    if t is frozenset:
+        return (t, frozenset(_literal_key(x) for x in c))
+    return (t, c)
 
 
 def _abstract(slots: list, prefix: str) -> None:

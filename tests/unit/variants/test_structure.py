@@ -70,6 +70,38 @@ def test_default_values_and_names_like_ours():
     assert f(2.0) == 3.5 and f(2.0, 1.0) == 4.0
 
 
+def tree_with_default(value) -> ast.Module:
+    tree = ast.parse("def g(x, y=0.0):\n    return y\n")
+    tree.body[0].args.defaults[0] = ast.Constant(value)     # as a GP system builds trees
+    return ast.fix_missing_locations(tree)
+
+
+@pytest.mark.parametrize("first, second", [
+    (0.0, -0.0), ((1.0, 0.0), (1.0, -0.0)), (1, True), (1, 1.0),
+])
+def test_equal_literals_that_behave_differently_are_other_structures(first, second):
+    """Literals kept in the structure were keyed by (type, value), and 0.0 == -0.0: the tree
+    with the default -0.0 got the structure made for 0.0, and returned 0.0."""
+    f = tierjit.compile_ast(tree_with_default(first))
+    g = tierjit.compile_ast(tree_with_default(second))
+    assert template_of(f)[0] is not template_of(g)[0]
+    assert repr(f(1.0)) == repr(first) and repr(g(1.0)) == repr(second)
+
+
+def test_complex_literals_are_keyed_by_their_bits():
+    # (only the key: the template's source is ast.unparse'd, and unparse writes the Constant
+    # complex(0.0, -0.0) as `-0j`, which is -(0j) == (-0-0j): a separate limitation)
+    f = tierjit.compile_ast(tree_with_default(0j))
+    g = tierjit.compile_ast(tree_with_default(complex(0.0, -0.0)))
+    assert template_of(f)[0] is not template_of(g)[0]
+
+
+def test_a_nan_literal_finds_its_structure_again():
+    f = tierjit.compile_ast(tree_with_default(float("nan")))
+    g = tierjit.compile_ast(tree_with_default(float("nan")))
+    assert template_of(f)[0] is template_of(g)[0] and math.isnan(g(1.0))
+
+
 def test_compile_ast_shares_with_source_and_leaves_the_tree_alone():
     tree = ast.parse(forum(0.25, 4.0))
     before = ast.dump(tree)
