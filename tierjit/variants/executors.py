@@ -48,6 +48,17 @@ def describe(t: Template) -> TemplateDesc:
     from .source import arg_names, assigned_names, read_names
     free = read_names(t.fdef) - set(arg_names(t.fdef)) - set(assigned_names(t.fdef)) - \
         set(t.params)
+    # the prelude travels as source and runs on the worker: what it defines (helper
+    # functions, imports) is rebuilt there, and shipping a helper as a value failed (a
+    # function of a generated source does not pickle); what its helpers read must travel
+    defined = set()
+    for s in t._prelude:
+        if isinstance(s, ast.FunctionDef):
+            defined.add(s.name)
+            free |= read_names(s) - set(arg_names(s)) - set(assigned_names(s))
+        else:
+            defined |= {(a.asname or a.name).split(".")[0] for a in s.names}
+    free -= defined
     env = []
     for name in sorted(free):
         if name not in t.namespace:

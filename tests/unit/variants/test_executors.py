@@ -12,6 +12,7 @@ import tierjit
 from tierjit.variants import random_programs
 from tierjit.variants.executors import describe, split, template_from
 from tierjit.variants.population import plan
+from tierjit.variants.template import template_of
 
 K = 3.0
 
@@ -36,6 +37,19 @@ def test_description_rebuilds_the_structure():
     again = template_from(desc)
     assert template_from(describe(t)) is again
     assert again.bind(1.0, 2.0)(1.5) == t.bind(1.0, 2.0)(1.5)
+
+
+def test_helper_functions_of_a_source_travel_as_source():
+    """A source may define helpers before its function. describe() shipped a helper as the
+    value of a free name, and pickling it failed (PicklingError) under every executor; what
+    the helper reads (SCALE) must travel instead."""
+    src = "def helper(v):\n    return v * SCALE\n\ndef f(x):\n    return helper(x) + 1.5\n"
+    prog = tierjit.compile_source(src, name="f", globals={"SCALE": 2.0})
+    desc = describe(template_of(prog)[0])
+    assert [name for name, _, _ in desc.env] == ["SCALE"]
+    X = np.array([1.0, 2.0])
+    with ThreadPoolExecutor(2) as ex:
+        assert tierjit.evaluate([prog], X, executor=ex).tolist() == [[3.5, 5.5]]
 
 
 def test_split_covers_every_program_once():
