@@ -17,7 +17,8 @@ Semantics (the same for every path): every variable, input and constant is a val
 dtype; arithmetic is NumPy's for that dtype, so division by zero, overflow and invalid
 operations give ±inf and nan per row instead of raising; no RuntimeWarning is issued (the
 policy of `np.errstate(all="ignore")`: a population search produces such rows by design). A
-Called program that raises on a row gives nan for that row.
+Called program that raises on a row gives nan for that row, and one bound to a value that does
+not convert to X's dtype (an int beyond its range) gives nan for every row.
 """
 
 from __future__ import annotations
@@ -213,7 +214,11 @@ def call_group(g: Grouped, X: np.ndarray, reduce: str | None,
     # thread's (another thread of the program may be warning meanwhile)
     with np.errstate(all="ignore"):
         for k, consts in enumerate(g.consts):
-            cs = [scalar(c) if type(c) in (int, float) else c for c in consts]
+            try:
+                cs = [scalar(c) if type(c) in (int, float) else c for c in consts]
+            except OverflowError:   # an int beyond X's dtype (10**400): called, the program
+                rows[k] = np.nan    # raises on every row, so every row is nan (not an error
+                continue            # for the whole population)
             if not _call_columns(py, cs, cols, rows[k]):
                 _call_rows(t.target, cs, X, rows[k])
     return reduce_rows(rows, reduce, y)

@@ -105,6 +105,17 @@ def test_names_holding_literal_parts_hold_what_python_computed():
     assert np.signbit(got).tolist() == [False, True]
 
 
+def test_a_constant_beyond_the_dtype_gives_nan_rows_for_its_program_only():
+    """One variant bound to 10**400 made evaluate raise a bare OverflowError for the whole
+    population. Called on a row, that variant raises, so its rows are nan, as for any
+    program that raises, and the other programs keep their results."""
+    t = tierjit.template("def f(x):\n    return (x + a) * b\n", params=("a", "b"))
+    X = np.array([0.0, 1.0])
+    got = tierjit.evaluate([t.bind(1.0, 2.0), t.bind(10**400, 1.0)], X)
+    assert got[0].tolist() == [2.0, 4.0] and np.isnan(got[1]).all()
+    assert tierjit.evaluate([t.bind(1.0, 10**400)], X, "max").tolist() == [-np.inf]
+
+
 def test_reductions_and_dtypes():
     progs = random_programs(30, 8, n_consts=2, seed=3)
     for dtype in (np.float32, np.float64):
