@@ -264,6 +264,16 @@ def random_programs(n: int, length: int, *, n_regs: int = 5, n_inputs: int = 1,
     "set-up"), then `length` instructions `vX = vY op vZ` with op drawn from `ops`.
     Vectorised: 100,000 programs take milliseconds."""
     import numpy as np
+    for name, v in (("n", n), ("length", length), ("n_consts", n_consts)):
+        if not isinstance(v, numbers.Integral) or v < 0:
+            raise ValueError(f"random_programs: {name} must be an int >= 0; got {v!r}")
+    if not isinstance(n_regs, numbers.Integral) or not 1 <= n_regs <= MAX_REGS:
+        raise ValueError(f"random_programs: n_regs must be an int 1..{MAX_REGS}; got "
+                         f"{n_regs!r}")
+    ops = tuple(ops)
+    if not ops or not set(ops) <= set(Op):
+        raise ValueError(f"random_programs: ops must be one or more opcodes (Op, "
+                         f"0..{int(max(Op))}); got {ops!r}")
     rng = np.random.default_rng(seed)
     total = n_consts + length
     code = np.zeros((n, total, 4), np.int32)

@@ -87,11 +87,11 @@ def check_data(X: Any, reduce: str | None, y: Any) -> tuple[np.ndarray, np.ndarr
 _function_templates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _function_template(fn: Any) -> Template:
+def _function_template(fn: Any, i: int) -> Template:
     t = _function_templates.get(fn)
     if t is None:
         from .source import function_tree
-        fdef, namespace = function_tree(fn)
+        fdef, namespace = function_tree(fn, f"evaluate: program {i}")
         t = _function_templates[fn] = Template(fdef, (), namespace, what="evaluate")
     return t
 
@@ -130,7 +130,7 @@ def plan(programs: Any) -> Plan:
                                     f"{', '.join(p.params)}; bind it first")
                 tc = (p, ())
             elif hasattr(getattr(p, "py_func", p), "__code__"):
-                tc = (_function_template(getattr(p, "py_func", p)), ())
+                tc = (_function_template(getattr(p, "py_func", p), i), ())
             else:
                 raise TypeError(f"evaluate: program {i} is a {type(p).__name__}; expected "
                                 "source text, an ast tree, a bound template or a function")

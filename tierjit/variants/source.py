@@ -15,7 +15,7 @@ import inspect
 import itertools
 import linecache
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _serial = itertools.count()
@@ -72,17 +72,24 @@ def split_module(tree: ast.AST, name: str | None, what: str) -> tuple[list[ast.s
     return [s for s in prelude if not isinstance(s, ast.Expr)], defs[0]
 
 
-def function_tree(fn: Callable) -> tuple[ast.FunctionDef, dict[str, Any]]:
+def function_tree(fn: Callable, what: str) -> tuple[ast.FunctionDef, dict[str, Any]]:
     """The definition of a Python function and the globals its body reads (closure variables
     are copied in, by value)."""
+    if fn.__code__.co_name == "<lambda>":
+        # inspect gives the lines the lambda is on, which need not parse on their own
+        # (`"double": lambda x: x * 2.0,` in a dict raised "illegal target for annotation")
+        code = fn.__code__
+        raise ValueError(f"{what}: the lambda of line {code.co_firstlineno} of "
+                         f"{code.co_filename} cannot be read back (only whole lines can); "
+                         "define it with def, or pass its source text")
     try:
         src = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as e:
-        raise ValueError(f"the source of {getattr(fn, '__qualname__', fn)!r} is not "
+        raise ValueError(f"{what}: the source of {getattr(fn, '__qualname__', fn)!r} is not "
                          f"available ({e}); pass the source text instead") from None
     tree = parse(src)
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)   # lines of the real file
-    _, fdef = split_module(tree, fn.__code__.co_name, "template")
+    _, fdef = split_module(tree, fn.__code__.co_name, what)
     namespace = fn.__globals__
     if fn.__closure__:
         namespace = dict(namespace)
@@ -92,6 +99,13 @@ def function_tree(fn: Callable) -> tuple[ast.FunctionDef, dict[str, Any]]:
             except ValueError:        # an empty cell: the name is unbound, as in CPython
                 pass
     return fdef, namespace
+
+
+def check_globals(globals: Any, what: str) -> None:
+    """`globals` must map names to values (it is copied into the function's namespace)."""
+    if globals is not None and not isinstance(globals, Mapping):
+        raise TypeError(f"{what}: globals must be a dict of names to values; got "
+                        f"{type(globals).__name__}")
 
 
 def assigned_names(fdef: ast.FunctionDef) -> dict[str, int]:

@@ -196,6 +196,7 @@ def compile_source(source: str, *, name: str | None = None,
     resolve in; imports at the top of the source are run too."""
     if not isinstance(source, str):
         raise TypeError(f"compile_source: expected source text, got {type(source).__name__}")
+    _src.check_globals(globals, "compile_source")
     t, consts = split_source(source, name, globals)
     return t.bind(*consts)
 
@@ -204,6 +205,7 @@ def compile_ast(tree: ast.AST, *, name: str | None = None,
                 globals: dict[str, Any] | None = None) -> Any:
     """compile_source for an ast.Module (one function definition, maybe imports) or an
     ast.FunctionDef. The tree is not modified."""
+    _src.check_globals(globals, "compile_ast")
     t, consts = _from_tree(tree, name, globals, False, "compile_ast")
     return t.bind(*consts)
 

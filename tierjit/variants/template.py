@@ -102,16 +102,26 @@ class Template:
         """Variants for many bindings: mappings of param -> value, or rows of values in
         params order (a 2-d array works: one variant per row)."""
         target, partial = self.target, functools.partial
-        if hasattr(rows, "tolist") and getattr(rows, "ndim", 0) == 2:
+        if hasattr(rows, "tolist") and hasattr(rows, "ndim"):
+            if rows.ndim != 2:
+                raise ValueError(f"{self.name}.bind_many: rows must be a 2-d array, one row of "
+                                 f"values per variant; got shape {rows.shape}")
             if rows.shape[1] != len(self.params):
                 raise ValueError(f"{self.name}.bind_many: rows have {rows.shape[1]} values; "
                                  f"the params are {', '.join(self.params)}")
             return [partial(target, *r) for r in rows.tolist()]
         out = []
-        for r in rows:
+        for k, r in enumerate(rows):
             if isinstance(r, Mapping):
                 out.append(self.bind(**r))
-            elif len(r) == len(self.params):
+                continue
+            try:
+                n = len(r)
+            except TypeError:
+                raise TypeError(f"{self.name}.bind_many: row {k} is a {type(r).__name__}; "
+                                f"each row must be a mapping or a sequence of values "
+                                f"(params: {', '.join(self.params) or 'none'})") from None
+            if n == len(self.params):
                 out.append(partial(target, *r))
             else:
                 out.append(self.bind(*r))          # raises, naming what is wrong
@@ -306,6 +316,12 @@ def template(fn_or_source: Callable | str, params: Iterable[str] = (), *,
     """Build a Template from a function (its source is read back) or from source text."""
     if isinstance(params, str):
         params = (params,)
+    try:
+        params = tuple(params)
+    except TypeError:
+        raise TypeError(f"template: params must be a name or a sequence of names; got "
+                        f"{type(params).__name__}") from None
+    _src.check_globals(globals, "template")
     if isinstance(fn_or_source, str):
         prelude, fdef = _src.parse_function(fn_or_source, name, "template")
         ns = {"__builtins__": builtins, **(globals or {})}
@@ -314,5 +330,5 @@ def template(fn_or_source: Callable | str, params: Iterable[str] = (), *,
     if not callable(fn) or not hasattr(fn, "__code__"):
         raise TypeError(f"template: expected a Python function or source text, got "
                         f"{type(fn_or_source).__name__}")
-    fdef, namespace = _src.function_tree(fn)
+    fdef, namespace = _src.function_tree(fn, "template")
     return Template(fdef, params, namespace)

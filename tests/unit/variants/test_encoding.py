@@ -95,6 +95,17 @@ def test_take_and_concat_round_trip():
     assert parts[1].starts[0] == 0 and len(parts[1]) == 4
 
 
+@pytest.mark.parametrize("kw, message", [
+    ({"ops": ()}, r"ops must be one or more opcodes \(Op, 0\.\.6\); got \(\)"),
+    ({"ops": (Op.ADD, 9)}, r"ops must be one or more opcodes"),
+    ({"n_regs": 0}, "n_regs must be an int 1..4096; got 0"),     # was "high <= 0"
+    ({"n_consts": -1}, "n_consts must be an int >= 0; got -1"),
+])
+def test_random_programs_names_bad_arguments(kw, message):
+    with pytest.raises(ValueError, match=message):
+        random_programs(2, 3, **kw)
+
+
 def test_random_programs_shape():
     p = random_programs(1000, 10, n_regs=5, seed=0)
     assert len(p) == 1000 and len(p.code) == 10_000

@@ -152,6 +152,14 @@ def test_errors(kwargs, error, message):
         tierjit.evaluate(["def f(x):\n    return x\n"], **args)
 
 
+def test_a_lambda_is_named_with_its_program():
+    """inspect gives a lambda's whole line, here a dict entry, which does not parse: the error
+    was "SyntaxError: illegal target for annotation (<unknown>, line 1)"."""
+    progs = {"double": lambda x: x * 2.0}
+    with pytest.raises(ValueError, match="evaluate: program 1: the lambda of line"):
+        tierjit.evaluate(["def f(x):\n    return x\n", progs["double"]], np.zeros(3))
+
+
 def test_programs_need_a_sequence_and_known_kinds():
     with pytest.raises(TypeError, match="wrap a single program in a list"):
         tierjit.evaluate("def f(x):\n    return x\n", np.zeros(2))

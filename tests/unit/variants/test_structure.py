@@ -128,6 +128,10 @@ def test_errors():
         tierjit.compile_source("y = 2\ndef f(x):\n    return x\n")
     with pytest.raises(TypeError, match="expected source text"):
         tierjit.compile_source(42)
+    with pytest.raises(TypeError, match="compile_source: globals must be a dict of names"):
+        tierjit.compile_source("def f(x):\n    return x * k\n", globals=[("k", 1.0)])
+    with pytest.raises(TypeError, match="compile_ast: globals must be a dict of names"):
+        tierjit.compile_ast(ast.parse("def f(x):\n    return x * k\n"), globals=[("k", 1.0)])
 
 
 def test_variant_called_once_costs_less_than_exec():

@@ -65,6 +65,38 @@ def test_bad_params(params, error, message):
         tierjit.template(calc, params=params)
 
 
+PROGRAMS = {
+    "double": lambda x: x * 2.0,
+    "shift": lambda x: x + k,  # noqa: F821
+}
+
+
+@pytest.mark.parametrize("call, error, message", [
+    # inspect gives a lambda's whole line: "illegal target for annotation (line 1)"
+    (lambda: tierjit.template(PROGRAMS["shift"], params=("k",)), ValueError,
+     r"template: the lambda of line \d+ of .*test_template.py cannot be read back"),
+    (lambda: tierjit.template(calc, params=5), TypeError,          # 'int' is not iterable
+     "template: params must be a name or a sequence of names; got int"),
+    (lambda: tierjit.template("def f(x):\n    return x + k\n", params=("k",),
+                              globals=[("k", 1.0)]), TypeError,     # 'list' is not a mapping
+     "template: globals must be a dict of names to values; got list"),
+])
+def test_bad_arguments_are_named(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_bind_many_names_bad_rows():
+    import numpy as np
+    t = tierjit.template(calc, params=("myplus", "mymul"))
+    # a 1-d array gave "object of type 'numpy.float64' has no len()"; a 3-d one bound arrays
+    for rows in (np.array([1.0, 2.0]), np.zeros((2, 2, 2))):
+        with pytest.raises(ValueError, match="rows must be a 2-d array, one row of values"):
+            t.bind_many(rows)
+    with pytest.raises(TypeError, match="calc.bind_many: row 1 is a float; each row must be"):
+        t.bind_many([(1.0, 2.0), 3.0])
+
+
 def test_param_assigned_in_the_body_names_the_line():
     line = assigns.__code__.co_firstlineno + 1
     with pytest.raises(ValueError, match=rf"'a' is assigned in assigns \(line {line}\)"):
