@@ -49,8 +49,10 @@ def parse_function(source: str, name: str | None, what: str) -> tuple[list[ast.s
 
 def split_module(tree: ast.AST, name: str | None, what: str) -> tuple[list[ast.stmt],
                                                                       ast.FunctionDef]:
+    """(imports and helper functions before the function, the function) of a module or a
+    function definition; the function must not be decorated (see _undecorated)."""
     if isinstance(tree, ast.FunctionDef):
-        return [], tree
+        return [], _undecorated(tree, what)
     if not isinstance(tree, ast.Module):
         raise TypeError(f"{what}: expected an ast.Module or ast.FunctionDef, got "
                         f"{type(tree).__name__}")
@@ -69,7 +71,20 @@ def split_module(tree: ast.AST, name: str | None, what: str) -> tuple[list[ast.s
         if not allowed:
             raise ValueError(f"{what}: line {s.lineno}: only imports and other functions may "
                              f"accompany the function, not {type(s).__name__}")
-    return [s for s in prelude if not isinstance(s, ast.Expr)], defs[0]
+    return [s for s in prelude if not isinstance(s, ast.Expr)], _undecorated(defs[0], what)
+
+
+def _undecorated(fdef: ast.FunctionDef, what: str) -> ast.FunctionDef:
+    """fdef, if it has no decorators. A variant is the plain function with its params bound
+    (a functools.partial of the template), so a decorator cannot be applied to it; dropped,
+    it made a variant that returned another value than the source run by CPython (or ran
+    although the decorator's name is undefined)."""
+    if fdef.decorator_list:
+        dec = fdef.decorator_list[0]
+        raise ValueError(f"{what}: line {getattr(dec, 'lineno', '?')}: {fdef.name} is "
+                         f"decorated with @{ast.unparse(dec)}, which {what} cannot apply to "
+                         "variants; remove the decorator and apply it to the result")
+    return fdef
 
 
 def function_tree(fn: Callable, what: str) -> tuple[ast.FunctionDef, dict[str, Any]]:
@@ -89,6 +104,11 @@ def function_tree(fn: Callable, what: str) -> tuple[ast.FunctionDef, dict[str, A
                          f"available ({e}); pass the source text instead") from None
     tree = parse(src)
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)   # lines of the real file
+    for s in tree.body:
+        if isinstance(s, ast.FunctionDef):
+            # fn is what its decorators made of this definition (tierjit.jit's py_func, say):
+            # they have been applied, and fn's code is the plain definition
+            s.decorator_list = []
     _, fdef = split_module(tree, fn.__code__.co_name, what)
     namespace = fn.__globals__
     if fn.__closure__:

@@ -7,8 +7,8 @@ with other constants costs a dictionary lookup and a bind, never a parse or a co
 
 Only float literals are abstracted (with their sign: `-1.5` is one constant, -1.5): int and
 bool literals shape loops, indices and exponents, so they stay part of the structure, as do
-complex literals and literals in default values, decorators and match patterns (which are
-evaluated elsewhere than the body).
+complex literals and literals in default values and match patterns (which are evaluated
+elsewhere than the body). The function itself has no decorators (source.split_module).
 
 Two ways in, both ending in the same structure table:
 
@@ -82,8 +82,8 @@ def _tree_key(node: ast.AST, out: list, consts: list, slots: list,
     """Append node's shape to `out`, its abstracted float literals to `consts` (in source
     order: fields are visited in the order they are written) and, for each, where it sits to
     `slots`: (parent, field, index or None, node). A literal is a float Constant, or unary
-    minus applied to one (-1.5 is one constant). The function's signature, decorators and
-    match patterns are structure: their literals stay in the key.
+    minus applied to one (-1.5 is one constant). The function's signature and match
+    patterns are structure: their literals stay in the key.
 
     Hot: compile_ast runs it for every variant, so list fields and single fields share one
     inline loop over their children rather than a helper call per child."""

@@ -119,6 +119,18 @@ def test_globals_and_imports():
     assert g(1.0) == math.floor(2.5)
 
 
+def test_decorated_definitions_are_refused():
+    """compile_source dropped the decorators (a wrong value), and accepted a decorator name
+    that is not defined, where CPython raises NameError."""
+    with pytest.raises(ValueError, match=r"compile_source: line 1: f is decorated with "
+                                         r"@undefined_name, which compile_source cannot apply"):
+        tierjit.compile_source("@undefined_name\ndef f(x):\n    return x * 1.5\n")
+    tree = ast.parse("@functools.cache\ndef f(x):\n    return x * 1.5\n")
+    with pytest.raises(ValueError, match=r"compile_ast: line 1: f is decorated with "
+                                         r"@functools.cache"):
+        tierjit.compile_ast(tree.body[0])
+
+
 def test_errors():
     with pytest.raises(SyntaxError, match="does not parse"):
         tierjit.compile_source("def f(x):\n    return x +\n")

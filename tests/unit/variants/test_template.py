@@ -97,6 +97,36 @@ def test_bind_many_names_bad_rows():
         t.bind_many([(1.0, 2.0), 3.0])
 
 
+DECORATED = """
+def twice(fn):
+    return lambda x: 2.0 * fn(x)
+
+@twice
+def f(x):
+    return x + k
+"""
+
+
+def test_a_decorated_definition_is_refused_not_dropped():
+    """The decorators were dropped: the variant returned 2.5 where the source run by CPython
+    returns 5.0. A variant is the plain function with its params bound, so a decorator cannot
+    be applied to it: the definition is refused, naming the decorator and its line."""
+    with pytest.raises(ValueError, match=r"template: line 5: f is decorated with @twice, "
+                                         r"which template cannot apply to variants"):
+        tierjit.template(DECORATED, params=("k",), name="f")
+
+
+def test_decorators_of_helpers_and_of_function_objects_are_applied():
+    """A helper before the function is run as written (its decorator applied); a function
+    object is what its decorators made (here tierjit.jit: its Python function is used)."""
+    helper = "def halve(fn):\n    return lambda v: fn(v) / 2.0\n\n@halve\n" \
+             "def h(v):\n    return v * K\n\ndef f(x):\n    return h(x) + k\n"
+    t = tierjit.template(helper, params=("k",), name="f", globals={"K": 4.0})
+    assert t.bind(k=1.0)(3.0) == 7.0
+    jitted = tierjit.jit(uses_global)
+    assert tierjit.template(jitted, params=("scale",)).bind(scale=2.0)(1.0) == 102.0
+
+
 def test_param_assigned_in_the_body_names_the_line():
     line = assigns.__code__.co_firstlineno + 1
     with pytest.raises(ValueError, match=rf"'a' is assigned in assigns \(line {line}\)"):
