@@ -17,8 +17,9 @@ Semantics (the same for every path): every variable, input and constant is a val
 dtype; arithmetic is NumPy's for that dtype, so division by zero, overflow and invalid
 operations give ±inf and nan per row instead of raising; no RuntimeWarning is issued (the
 policy of `np.errstate(all="ignore")`: a population search produces such rows by design). A
-Called program that raises on a row gives nan for that row, and one bound to a value that does
-not convert to X's dtype (an int beyond its range) gives nan for every row.
+Called program that raises on a row, or whose result on it is complex, gives nan for that
+row, and one bound to a value that does not convert to X's dtype (an int beyond its range)
+gives nan for every row.
 """
 
 from __future__ import annotations
@@ -239,10 +240,15 @@ def _call_columns(fn: Any, consts: list, cols: list, out: np.ndarray) -> bool:
 
 
 def _call_rows(fn: Any, consts: list, X: np.ndarray, out: np.ndarray) -> None:
+    import numpy as np
     nan = float("nan")
+    complex_types = (complex, np.complexfloating)
     for i, row in enumerate(X):
         try:
-            out[i] = fn(*consts, *row)
+            r = fn(*consts, *row)
+            # a complex result has no value in X's dtype: a Python complex raised here (nan),
+            # a NumPy one was stored as its real part, with a ComplexWarning
+            out[i] = nan if isinstance(r, complex_types) else r
         except Exception:  # noqa: BLE001 - NumPy's rules: a row never raises
             out[i] = nan
 

@@ -45,6 +45,18 @@ def test_no_warnings_and_no_exceptions():
     assert np.isnan(out[1][:2]).all() and out[1][2] == 0.0 and out[1][3] == 1.0
 
 
+def test_complex_results_give_nan_rows_and_no_warning():
+    """A NumPy complex result (`x + 2j` on a float64 row) was stored as its real part, with a
+    ComplexWarning, where a Python complex one gave nan: both are nan now, silently."""
+    src = ["def f(x):\n    return float(x) ** 0.5\n", "def g(x):\n    return x + 2j\n"]
+    X = np.array([1.0, -4.0])
+    with warnings.catch_warnings(record=True) as caught:     # ("error" would turn the
+        warnings.simplefilter("always")                     # warning into a nan row)
+        out = tierjit.evaluate(src, X)
+    assert out[0][0] == 1.0 and np.isnan(out[0][1]) and np.isnan(out[1]).all()
+    assert not caught
+
+
 def test_programs_updating_their_inputs_in_place_change_nothing_outside():
     """A called program gets whole columns as arrays, where `x -= 1.5` updates in place: it
     changed the caller's X, and so every later program's input and every later call's."""
