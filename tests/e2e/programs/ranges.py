@@ -105,4 +105,32 @@ PROGRAMS = [
         def f(a, b):
             return len(range(a, b))
         """, [(I64_MIN, I64_MAX), (0, 2**63), (0, I64_MAX), (-1, I64_MAX)]),
+    # more than 2**63 - 1 items with bounds and step in 64 bits: iterated (the loop breaks);
+    # the baseline tier's range_len gave a negative length, and the loop ran no iteration
+    program("range_more_items_than_i64", """
+        @jit
+        def f(a, b, s):
+            c = 0
+            last = 0
+            for i in range(a, b, s):
+                c += 1
+                last = i
+                if c == 3:
+                    break
+            else:
+                c = -1
+            return c, last
+        """, [(I64_MIN, 0, 1), (-2, I64_MAX, 1), (I64_MAX, -5, -1), (I64_MIN, I64_MAX, 2),
+              (I64_MIN, I64_MAX, 1), (I64_MAX, I64_MIN, -1), (0, 10, 1), (10, 0, 1),
+              (5, 0, 2), (0, 5, -1)]),
+    program("range_more_items_than_i64_enumerate", """
+        @jit
+        def f(a, b):
+            t = 0
+            for k, i in enumerate(range(a, b)):
+                t += k
+                if k == 4:
+                    return t, i
+            return t, None
+        """, [(I64_MIN, 0), (-3, I64_MAX), (0, 3), (3, 0)]),
 ]

@@ -279,6 +279,25 @@ def test_deopts_are_counted_and_recorded_then_given_up():
     assert any(c["deopts"] == 3 for name, c in counters.items() if name.startswith("_square"))
 
 
+def _count_in_range(a, b, s):
+    c = 0
+    for _ in range(a, b, s):
+        c += 1
+    return c
+
+
+@pytest.mark.parametrize("tier", ["baseline", "opt"])
+def test_an_empty_range_runs_native(tier):
+    # range_len's guard for more than 2**63 - 1 items (tests/e2e/programs/ranges.py): the
+    # LLVM tier's took every empty range with its bounds the wrong way round (range(5, 0)),
+    # whose length before the final select is garbage, for one, and deoptimised
+    f = tierjit.jit(_count_in_range, tier=tier)
+    assert f(0, 3, 1) == 3
+    spec = dispatcher_of(f).latest()
+    assert [f(5, 0, 1), f(0, 5, -1), f(7, 7, 1), f(2**62, 2**62 + 5, 1)] == [0, 0, 0, 5]
+    assert spec.deopt_count == 0
+
+
 def test_opt_tier_gives_up_to_tier0():
     with tierjit.config.override(max_deopts=2):
         f = tierjit.jit(_square, tier="opt")

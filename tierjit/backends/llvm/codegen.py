@@ -575,7 +575,8 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         d1 = self.emit(f"sub i64 {diff}, 1")
         q = self.emit(f"udiv i64 {d1}, {ustep}")
         n = self.emit(f"add i64 {q}, 1")
-        self.deopt_if(self.emit(f"icmp slt i64 {n}, 0"))   # more than 2**63 - 1 items
+        # more than 2**63 - 1 items (an empty range's n is garbage: not a deopt every time)
+        self.deopt_if(self.emit(f"and i1 {nonempty}, {self.emit(f'icmp slt i64 {n}, 0')}"))
         return self.emit(f"select i1 {nonempty}, i64 {n}, i64 0")
 
     # -- builtins ---------------------------------------------------------------------------

@@ -658,7 +658,10 @@ def _control_stencils() -> None:
         span = b(f"sub i64 {hi}, {lo}")                 # as unsigned: never overflows
         span1 = b(f"sub i64 {span}, 1")
         n = b(f"add i64 {b(f'udiv i64 {span1}, {mag}')}, 1")
-        return "i64", b(f"select i1 {b(f'icmp slt i64 {lo}, {hi}')}, i64 {n}, i64 0")
+        nonempty = b(f"icmp slt i64 {lo}, {hi}")
+        # more than 2**63 - 1 items (range(-2**63, 0)): tier 0 iterates it, as CPython does
+        b.guard(b(f"and i1 {nonempty}, {b(f'icmp slt i64 {n}, 0')}"))
+        return "i64", b(f"select i1 {nonempty}, i64 {n}, i64 0")
     _binary("range_len", "i64", "i64", range_len)
     def range_item(b, start, k):
         step = b.load("i64", "D")
