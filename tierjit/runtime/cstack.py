@@ -17,7 +17,12 @@ key, found at its first check with pthread_getattr_np (`stack_ok`,
 backends/stencils/shared_ir.py); a stack pointer outside the thread's stack (a coroutine
 library running code on stacks of its own) passes. MARGIN is what may run between two checks:
 the native calls nested below an entry (backends/nesting.py bounds them at 2 MB) and whatever
-C code the program calls.
+C code the program calls. On a thread whose stack is smaller than 2 * MARGIN (threading.
+stack_size), half of it is the margin, and the nested calls may take only the room above it:
+the check returns that room, and the entry starts the calls' count (the baseline tier's running
+bytes, the LLVM tier's depth word) higher by what is missing from the bound, so that they
+deoptimise (and the recursion goes on through entries, checked) before they reach the margin.
+Without that, a recursion of native calls ran off a 32 KB to 1 MB thread stack (a segfault).
 
 Analogue: CPython 3.12's C recursion limit, and 3.14's check of the stack pointer.
 """

@@ -232,8 +232,9 @@ def upgrade_address() -> int:
 
 
 def stack_check_address() -> int:
-    """Address of `int stack(void)`: is there C stack left for another call of a jitted
-    function (runtime/cstack.py)? 0 with RecursionError set if not."""
+    """Address of `int64_t stack(void)`: the bytes of C stack the native calls nested below
+    another call of a jitted function may take (runtime/cstack.py); 0 with RecursionError set
+    when there is none left for the call."""
     return _get_runtime().stack
 
 

@@ -81,6 +81,39 @@ def test_a_thread_with_a_small_stack(tmp_path):
     assert out.strip() == "['RecursionError', 50]"
 
 
+@pytest.mark.parametrize("tier", ["baseline", "opt"])
+def test_native_calls_nested_on_a_thread_with_a_small_stack(tier, tmp_path):
+    # Compiled on the main thread, then a recursion on threads of 32 KB to 512 KB: the native
+    # calls nested below one C entry may take 2 MB (backends/nesting.py), which MARGIN covers
+    # on a big stack but not on these, where they ran off the stack (a segfault). They take
+    # the room above the thread's margin now: a RecursionError, or CPython's answer.
+    out = _run(f"""
+        import sys, threading
+        import tierjit
+        sys.setrecursionlimit(31000)
+
+        @tierjit.jit(tier={tier!r})
+        def r(n):
+            return 0 if n == 0 else r(n - 1) + 1
+
+        assert r(10) == 10
+        seen = []
+        def work(depth):
+            try:
+                seen.append(r(depth) == depth)
+            except RecursionError:
+                seen.append("RecursionError")
+            seen.append(r(20))
+        for kb, depth in ((32, 900), (48, 950), (512, 10000), (1024, 5000)):
+            threading.stack_size(kb * 1024)
+            t = threading.Thread(target=work, args=(depth,))
+            t.start()
+            t.join()
+        print(len(seen), all(x in (True, "RecursionError") for x in seen[::2]), seen[1::2])
+        """, tmp_path)
+    assert out.strip() == "8 True [20, 20, 20, 20]"
+
+
 def test_a_recursion_through_the_shim_without_a_stencil_library(tmp_path):
     # With no stencil library cached, a recursion SHIM_MAX deep through the shim builds it
     # and goes straight, whose calls check the C stack: the shim's calls take ~1 KB of C

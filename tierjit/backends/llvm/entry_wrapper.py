@@ -16,6 +16,7 @@ import itertools
 import struct
 
 from ...runtime import entry as entry_mod
+from .. import nesting
 from ...types.lattice import ArrayT, TupleT, Type
 from .deopt import published
 from .lltypes import ll
@@ -33,8 +34,8 @@ def entry_function(core, name: str) -> str:
     ret = core.ret_type
     g.lines.append("entry:")
     # C stack left for the call (runtime/cstack.py), else RecursionError
-    room = g.emit(f"call i32 inttoptr (i64 {entry_mod.stack_check_address()} to ptr)()")
-    g.check(g.emit(f"icmp ne i32 {room}, 0"), "error")
+    room = g.emit(f"call i64 inttoptr (i64 {entry_mod.stack_check_address()} to ptr)()")
+    g.check(g.emit(f"icmp ne i64 {room}, 0"), "error")
     n = g.emit("and i64 %nargsf, 9223372036854775807")
     ok_n = g.emit(f"icmp eq i64 {n}, {len(params)}")
     ok_kw = g.emit("icmp eq ptr %kwnames, null")
@@ -52,8 +53,14 @@ def entry_function(core, name: str) -> str:
     objout = g.alloca("ptr")
     pair_t = f"{{i32, {ret_ll}}}"
     # the depth word (backends/nesting.py): the native calls published by the code that
-    # called into Python, which called this entry, are its base
-    base = g.emit(f"load i64, ptr {published()}")
+    # called into Python, which called this entry, are its base; on a small stack, with
+    # room for fewer calls than NATIVE_DEPTH (2 KB a frame: the largest take about 1 KB), as
+    # many more as are missing, so that the nested calls deoptimise before they fill it
+    calls = g.emit(f"lshr i64 {room}, 11")
+    short = g.emit(f"icmp ult i64 {calls}, {nesting.NATIVE_DEPTH}")
+    lack = g.emit(f"select i1 {short}, i64 {g.emit(f'sub i64 {nesting.NATIVE_DEPTH}, {calls}')}"
+                  ", i64 0")
+    base = g.emit(f"add i64 {g.emit(f'load i64, ptr {published()}')}, {lack}")
     depth = g.emit(f"or i64 {g.emit(f'shl i64 {base}, 32')}, {base}")
     args += [f"ptr {objout}", f"i64 {depth}"]
     pair = g.emit(f"call {pair_t} @{name}_core({', '.join(args)})")

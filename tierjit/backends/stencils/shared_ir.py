@@ -171,11 +171,20 @@ define ptr @st_entry(ptr %self, ptr %args, i64 %nargsf, ptr %kw, ptr %fd) #0 {
 entry:
   %out = alloca [16 x i64], align 16
   %ovf = alloca i32, align 4
-  %room = call i1 @stack_ok()
-  br i1 %room, label %start, label %full
+  %room = call i64 @stack_room()
+  %full.now = icmp eq i64 %room, 0
+  br i1 %full.now, label %full, label %start
 full:
   ret ptr null
 start:
+  ; the running calls' count starts this much higher where the stack has less room than
+  ; the nested calls' bound (the descriptor's counts >> 40): its calls deoptimise sooner
+  %counts.p = getelementptr i64, ptr %fd, i64 1
+  %counts = load i64, ptr %counts.p, align 8
+  %bound = lshr i64 %counts, 40
+  %short = icmp ult i64 %room, %bound
+  %lack = sub i64 %bound, %room
+  %handicap = select i1 %short, i64 %lack, i64 0
   %desc.p = getelementptr i64, ptr %fd, i64 6
   %desc = load ptr, ptr %desc.p, align 8
   %rdesc.p = getelementptr i64, ptr %fd, i64 7
@@ -370,7 +379,8 @@ call:
   ; below live in the function's code region, which is not freed while a call runs
   %active = inttoptr i64 ptrtoint (ptr @K3 to i64) to ptr
   %act0 = load i64, ptr %active, align 8
-  %act1 = add i64 %act0, 1
+  %act0h = add i64 %act0, %handicap
+  %act1 = add i64 %act0h, 1
   store i64 %act1, ptr %active, align 8
   %st = call i32 %core(ptr %buf, ptr %out)
   switch i32 %st, label %error [i32 0, label %done  i32 2, label %deopted]
@@ -382,7 +392,8 @@ error:
 leave:
   %res.all = phi ptr [%obj, %deopted], [null, %error], [%res, %scalar], [null, %item.fail], [%tup, %items.done]
   %act2 = load i64, ptr %active, align 8
-  %act3 = sub i64 %act2, 1
+  %act2h = sub i64 %act2, %handicap
+  %act3 = sub i64 %act2h, 1
   store i64 %act3, ptr %active, align 8
   ret ptr %res.all
 done:
@@ -439,17 +450,22 @@ fallback:
 """
 
 
-# i1 stack_ok(): is this thread's stack pointer clear of its last MARGIN bytes (runtime/
-# cstack.py)? If not, RecursionError is set. The hole KS is runtime/cstack.py's cell: the
-# pthread key holding the thread's base (i32), MARGIN (i64), the RecursionError type and the
+# i64 stack_room(): how many bytes of C stack the native calls nested below this C entry of a
+# jitted function may take (runtime/cstack.py), or 0 (RecursionError set) when the thread's
+# stack pointer is within its last MARGIN bytes. The hole KS is runtime/cstack.py's cell: the
+# pthread key holding the thread's base (i64), MARGIN (i64), the RecursionError type and the
 # message. The stack is too full where (sp - base) mod 2**64 < MARGIN: from base on, where
 # base = the stack's lowest address + the thread's margin (MARGIN, or half a smaller stack)
-# - MARGIN. A stack pointer outside the thread's stack (a coroutine library's own stacks)
-# never is. A thread's first check finds its base with pthread_getattr_np, or keeps 1 (never
-# full) where that fails. Inlined into every C entry of a jitted function (and st_type_stack,
-# for the LLVM tier's entries).
+# - MARGIN. On a stack of MARGIN or more, MARGIN itself leaves room for the nested calls (at
+# most backends/nesting.py's bounds): no bound of its own (2**40). On a smaller stack (base
+# tagged with 2) they may take the room above the margin, (sp - base) - MARGIN: the calls'
+# bounds are lowered by what is missing (st_entry, entry_wrapper.py). A stack pointer outside
+# the thread's stack (a coroutine library's own stacks) is never full. A thread's first check
+# finds its base with pthread_getattr_np, or keeps 1 (never full) where that fails. Inlined
+# into every C entry of a jitted function (and st_type_stack, for the LLVM tier's entries);
+# stack_ok() is stack_room() != 0.
 STACK_OK = r"""
-define internal i1 @stack_ok() alwaysinline #0 {
+define internal i64 @stack_room() alwaysinline #0 {
 entry:
   %attr = alloca [128 x i8], align 16
   %lo.p = alloca i64, align 8
@@ -480,14 +496,17 @@ bounds:
   %found = sub i64 %top, %m
   %zero = icmp eq i64 %found, 0
   %found1 = select i1 %zero, i64 1, i64 %found
+  %tag = select i1 %small, i64 2, i64 0
+  %tagged = or i64 %found1, %tag
   br label %keep
 keep:
-  %new = phi i64 [%found1, %bounds], [1, %first]
+  %new = phi i64 [%tagged, %bounds], [1, %first]
   %new.p = inttoptr i64 %new to ptr
   %rc4 = call i32 @pthread_setspecific(i32 %key, ptr %new.p)
   br label %compare
 compare:
-  %b = phi i64 [%base, %entry], [%new, %keep]
+  %bt = phi i64 [%base, %entry], [%new, %keep]
+  %b = and i64 %bt, -4
   %off = sub i64 %sp, %b
   %full = icmp ult i64 %off, %m
   br i1 %full, label %no, label %yes, !prof !0
@@ -497,9 +516,21 @@ no:
   %msg.p = getelementptr i8, ptr @KS, i64 24
   %msg = load ptr, ptr %msg.p, align 8
   call void @PyErr_SetString(ptr %e, ptr %msg)
-  ret i1 false
+  ret i64 0
 yes:
-  ret i1 true
+  %bit = and i64 %bt, 2
+  %is.small = icmp ne i64 %bit, 0
+  %above = sub i64 %off, %m
+  %room = select i1 %is.small, i64 %above, i64 1099511627776
+  %none = icmp eq i64 %room, 0
+  %room1 = select i1 %none, i64 1, i64 %room
+  ret i64 %room1
+}
+
+define internal i1 @stack_ok() alwaysinline #0 {
+  %room = call i64 @stack_room()
+  %ok = icmp ne i64 %room, 0
+  ret i1 %ok
 }
 """
 
@@ -529,11 +560,10 @@ full:
   ret ptr null
 }
 
-; i32 stack(): stack_ok, for the LLVM tier's entries (backends/llvm/entry_wrapper.py)
-define i32 @st_type_stack() #0 {
-  %room = call i1 @stack_ok()
-  %r = zext i1 %room to i32
-  ret i32 %r
+; i64 stack(): stack_room, for the LLVM tier's entries (backends/llvm/entry_wrapper.py)
+define i64 @st_type_stack() #0 {
+  %room = call i64 @stack_room()
+  ret i64 %room
 }
 
 ; The straight slot (runtime/straight.py): while calls are left, self->target(*args,
