@@ -483,8 +483,11 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         bound = self._positional(args, kwargs)
         if bound is None:
             return self.py_func(*args, **kwargs)
-        with gc_paused:                      # runtime/gcpause.py: ~5-10 ms of a first call
-            spec = self.specialise(tuple(_types_of(bound)))
+        key = tuple(_types_of(bound))
+        spec = self.specs.get(key)
+        if spec is None or not spec.built:   # (built: what specialise would return, unlocked)
+            with gc_paused:                  # runtime/gcpause.py: ~5-10 ms of a first call
+                spec = self.specialise(key)
         if spec.runs_native:
             return spec.native.entry_callable(*bound)
         if spec.tier0 is not None:
