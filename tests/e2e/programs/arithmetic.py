@@ -108,8 +108,8 @@ PROGRAMS = [
         @jit
         def f(x, y):
             return x ** y
-        """, [(x, y) for x in (0.0, -0.0, INF, NINF, -4.0, 4.0, -1.0, NAN)
-              for y in (0.5, -0.5, NINF, INF, 2, -3)]),
+        """, [(x, y) for x in (0.0, -0.0, INF, NINF, -4.0, 4.0, -1.0, 1.0, 0.5, -0.5, NAN, 1e300)
+              for y in (0.5, -0.5, NINF, INF, 2, -3, 3.0, -3.0, 0.0, -0.0, NAN, 1e300, 2.5)]),
     program("arith_complex_zero_div", """
         @jit
         def f(z, w):

@@ -4,6 +4,7 @@ events and stats, deopt counting and give-up, and what a program that never gets
 from __future__ import annotations
 
 import gc
+import math
 import os
 import subprocess
 import sys
@@ -296,6 +297,29 @@ def test_an_empty_range_runs_native(tier):
     spec = dispatcher_of(f).latest()
     assert [f(5, 0, 1), f(0, 5, -1), f(7, 7, 1), f(2**62, 2**62 + 5, 1)] == [0, 0, 0, 5]
     assert spec.deopt_count == 0
+
+
+def _power(a, b):
+    return a ** b
+
+
+@pytest.mark.parametrize("tier", ["baseline", "opt"])
+def test_float_powers_of_nan_and_infinity_run_native(tier):
+    # CPython's float_pow special cases are computed natively (backends/float_pow.py): a
+    # NaN or an infinity deoptimised at every call, and a program fed them gave its code up
+    f = tierjit.jit(_power, tier=tier)
+    assert f(2.0, 3.0) == 8.0
+    spec = dispatcher_of(f).latest()
+    nan, inf = float("nan"), float("inf")
+    for a, b in ((nan, 2.0), (2.0, inf), (0.5, inf), (-inf, 3.0), (-inf, -3.0), (1.0, nan),
+                 (nan, 0.0), (inf, -2.0), (-2.0, 3.0), (-8.0, -1.0)):
+        got, want = f(a, b), a ** b
+        assert repr(got) == repr(want) and math.copysign(1, got) == math.copysign(1, want)
+    assert spec.deopt_count == 0
+    with pytest.raises(ZeroDivisionError):
+        f(0.0, -1.0)                        # float_pow's errors: raised by tier 0
+    with pytest.raises(OverflowError):
+        f(10.0, 400.0)
 
 
 def test_opt_tier_gives_up_to_tier0():

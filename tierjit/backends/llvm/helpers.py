@@ -7,10 +7,9 @@ caller deoptimises.
 
 from __future__ import annotations
 
+from ..float_pow import float_pow_ir
 from ..gil import DECLARATIONS as GIL_DECLARATIONS
 from ..gil import OFFER_IR
-
-INF = "0x7FF0000000000000"
 
 
 def _libc_fmod(f: str) -> str:
@@ -132,57 +131,7 @@ out:
   ret {i64, i1} %s2
 }
 """,
-    # CPython Objects/floatobject.c float_pow for finite operands; i1 = "let tier 0 do it"
-    # (non-finite operands, 0.0 ** negative, negative ** fraction (a complex), overflow)
-    "fpow": f"""
-define internal {{double, i1}} @tj_fpow(double %v, double %w) {{
-entry:
-  %av = call double @llvm.fabs.f64(double %v)
-  %aw = call double @llvm.fabs.f64(double %w)
-  %vf = fcmp olt double %av, {INF}
-  %wf = fcmp olt double %aw, {INF}
-  %fin = and i1 %vf, %wf
-  br i1 %fin, label %finite, label %fail
-finite:
-  %wz = fcmp oeq double %w, 0.0
-  br i1 %wz, label %one, label %wnz
-one:
-  ret {{double, i1}} {{double 1.0, i1 false}}
-wnz:
-  %m2 = frem double %aw, 2.0
-  %odd = fcmp oeq double %m2, 1.0
-  %vz = fcmp oeq double %v, 0.0
-  br i1 %vz, label %zero, label %vnz
-zero:
-  %wneg = fcmp olt double %w, 0.0
-  br i1 %wneg, label %fail, label %zok
-zok:
-  %zr = select i1 %odd, double %v, double 0.0
-  %zs = insertvalue {{double, i1}} undef, double %zr, 0
-  %zs2 = insertvalue {{double, i1}} %zs, i1 false, 1
-  ret {{double, i1}} %zs2
-vnz:
-  %vneg = fcmp olt double %v, 0.0
-  %fl = call double @llvm.floor.f64(double %w)
-  %frac = fcmp une double %fl, %w
-  %bad = and i1 %vneg, %frac
-  br i1 %bad, label %fail, label %go
-go:
-  %neg = and i1 %vneg, %odd
-  %isone = fcmp oeq double %av, 1.0
-  %p = call double @pow(double %av, double %w) #0
-  %p1 = select i1 %isone, double 1.0, double %p
-  %ap = call double @llvm.fabs.f64(double %p1)
-  %ovf = fcmp oeq double %ap, {INF}
-  %np = fneg double %p1
-  %r = select i1 %neg, double %np, double %p1
-  %s = insertvalue {{double, i1}} undef, double %r, 0
-  %s2 = insertvalue {{double, i1}} %s, i1 %ovf, 1
-  ret {{double, i1}} %s2
-fail:
-  ret {{double, i1}} {{double 0.0, i1 true}}
-}}
-""",
+    "fpow": float_pow_ir(),
     # around a call into Python, which may call native code again (sign 1 before, -1 after):
     # add the native calls nested below the caller's entry (low half of its depth word less
     # the high half, backends/nesting.py) to, or take them off, the published count at %cell

@@ -35,7 +35,7 @@ import zlib
 from _thread import allocate_lock
 from collections.abc import Iterator, Mapping
 
-from .. import gil
+from .. import float_pow, gil
 from . import shared_ir, templates
 
 try:
@@ -178,7 +178,7 @@ def cache_key() -> dict:
 
     from ... import __version__
     sources = sha256()
-    for module in (templates, shared_ir, gil):
+    for module in (templates, shared_ir, gil, float_pow):
         with open(module.__file__, "rb") as f:
             sources.update(f.read())
     # the file format too: two tierjit trees of one version sharing a cache directory would

@@ -40,6 +40,7 @@ from __future__ import annotations
 import itertools
 
 from ..gil import OFFER_IR as _GIL_OFFER
+from ..float_pow import float_pow_ir
 from .shared_ir import (ENTRY, ENTRY_TYPE, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
                         K_NPINT, K_TUPLE, K_UNION, POLL_EVERY, PROLOGUE, STACK_OK)
 
@@ -454,14 +455,13 @@ def _float_divmod(b, x, y):
 
 
 def _float_pow(b, x, y):
-    """x ** y through libm pow, only where CPython's float_pow would give the same without
-    raising or returning a complex: a positive finite base, a finite result."""
-    b.guard(b(f"fcmp ole double {x}, 0.0"))
-    b.guard(b(f"xor i1 {b.finite(x)}, true"))
-    b.guard(b(f"xor i1 {b.finite(y)}, true"))
-    r = b(f"call double @pow(double {x}, double {y}) #1")
-    b.guard(b(f"xor i1 {b.finite(r)}, true"))
-    return r
+    """x ** y as CPython's float_pow: the LLVM tier's helper (backends/llvm/helpers.py),
+    inlined; tier 0 raises where CPython would (0.0 ** negative, negative ** fraction, an
+    overflow). NaNs and infinities, negative bases, are computed here (before, anything but a
+    positive finite base and a finite result deoptimised)."""
+    pair = b(f"call {{double, i1}} @tj_fpow(double {x}, double {y})")
+    b.guard(b(f"extractvalue {{double, i1}} {pair}, 1"))
+    return b(f"extractvalue {{double, i1}} {pair}, 0")
 
 
 def _float_stencils() -> None:
@@ -1238,6 +1238,7 @@ def module_text(triple: str, data_layout: str) -> str:
         parts.append(f"declare double @llvm.{f}.f64(double)")
     parts.append("declare double @llvm.copysign.f64(double, double)")
     parts.append("declare ptr @llvm.stacksave.p0()")
+    parts.append(float_pow_ir("#1", " alwaysinline"))  # _float_pow's (nobuiltin: #1)
     parts += list(_STENCILS.values())
     parts.append('attributes #0 = { nounwind "no-jump-tables"="true" "frame-pointer"="none" }')
     parts.append("attributes #1 = { nobuiltin }")
