@@ -54,7 +54,8 @@ def _opt(fn):
 def _function(llvm_text: str, suffix: str) -> str:
     """The text of the one function of the module whose name ends with `suffix` (the core:
     not the entry wrapper, whose checks of the C stack compare too)."""
-    start = next(i for i, line in enumerate(lines := llvm_text.splitlines())
+    lines = llvm_text.splitlines()
+    start = next(i for i, line in enumerate(lines)
                  if line.startswith("define") and f"{suffix}(" in line)
     end = lines.index("}", start)
     return "\n".join(lines[start:end])
