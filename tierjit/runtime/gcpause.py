@@ -43,8 +43,13 @@ class GcPaused:
         global _depth
         with _lock:
             _depth -= 1
-            if _depth == 0 and _restart:
-                gc.enable()
+            restart = _depth == 0 and _restart
+        # Outside the lock: the next allocation may start a collection on this thread, whose
+        # finalizers may call a jitted function that pauses the collector itself (and would
+        # wait for this lock for ever). A pause another thread begins meanwhile finds the
+        # collector off and leaves it to this one to restart.
+        if restart:
+            gc.enable()
 
 
 gc_paused = GcPaused()
