@@ -20,3 +20,26 @@ class Unsupported(Exception):
 
 class CompileError(Exception):
     """A bug in tierjit itself; the dispatcher catches it and runs plain CPython."""
+
+
+def from_signal_handler(e: BaseException) -> bool:
+    """Whether e, caught around the JIT's own work on the program's thread (a compile there),
+    was raised by one of the program's Python signal handlers, which CPython runs between any
+    two bytecodes, the JIT's included (a timeout's alarm raising TimeoutError): the program's
+    exception, to reach it as under CPython, not a compiler bug to absorb."""
+    import signal
+    handlers = set()
+    for s in signal.valid_signals():
+        try:
+            h = signal.getsignal(s)
+        except (ValueError, OSError):
+            continue
+        code = getattr(getattr(h, "__func__", h), "__code__", None)
+        if code is not None:
+            handlers.add(code)
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code in handlers:
+            return True
+        tb = tb.tb_next
+    return False

@@ -25,7 +25,7 @@ ENABLED = os.environ.get("TIERJIT_BASELINE", "1") not in ("0", "")
 
 def compile_into(dispatcher, spec) -> None:
     """Give spec baseline native code (spec.native, tier "baseline"), or spec.reason."""
-    from ..errors import Unsupported
+    from ..errors import Unsupported, from_signal_handler
     from .dispatch import STRICT
     try:
         from ..backends.stencils.code import compile_baseline
@@ -34,7 +34,7 @@ def compile_into(dispatcher, spec) -> None:
         spec.reason = e
         return
     except Exception as e:        # noqa: BLE001 - a compiler bug must not reach the program
-        if STRICT:
+        if STRICT or from_signal_handler(e):     # (the program's: see dispatch.specialise)
             raise
         spec.reason = Unsupported("an internal compiler error in the baseline tier", 0,
                                   f"{type(e).__name__}: {e}")
@@ -140,6 +140,10 @@ def build(dispatcher, args: tuple) -> tuple:
     try:
         code = build_private(dispatcher, key)
     except Exception as e:        # noqa: BLE001 - a compiler bug must not reach the program
+        from ..errors import from_signal_handler
+        if from_signal_handler(e):       # the program's (see dispatch.specialise): built again
+            _codes(dispatcher).pop(key, None)   # by a later call
+            raise
         _codes(dispatcher)[key] = None
         if STRICT:
             raise

@@ -65,6 +65,7 @@ TIERS = ("auto", "interp", "baseline", "opt")
 STRICT = os.environ.get("TIERJIT_STRICT", "") not in ("", "0")
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+_INTERRUPTED = "its compile was interrupted by an exception of the program's signal handler"
 _type_of_value: "Callable[[Any], Any] | None" = None     # types.lattice.type_of_value, once hot
 
 
@@ -184,7 +185,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
     def specialise(self, arg_types: "tuple[Type, ...]") -> "Specialisation":
         """Build (once, synchronously) the specialisation for arg_types in this dispatcher's
         top tier: tier 0 for "interp", native code for "opt" and "auto"."""
-        from ..errors import Unsupported
+        from ..errors import Unsupported, from_signal_handler
         with self._lock:
             spec = self.specs.get(arg_types)
             if spec is not None and (spec.built or spec.tier != "python"
@@ -194,6 +195,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             spec.requested = True
             start = _clock()
             front = llvm = 0.0
+            interrupted = False
             try:
                 if any(t is None for t in arg_types):
                     raise Unsupported("an argument of a type tierjit does not compile",
@@ -219,11 +221,20 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 if STRICT:
                     spec.error = e
                     raise
+                if from_signal_handler(e):
+                    # the program's exception (its signal handler ran during the compile, a
+                    # timeout's alarm): raised as under CPython, and a later call builds again
+                    interrupted = True
+                    raise
                 spec.reason = Unsupported("an internal compiler error", 0,
                                           f"{type(e).__name__}: {e}")
             finally:
-                spec.built = True
-                self._compiled(spec, _clock() - start, front, llvm)
+                if interrupted:
+                    spec.requested = False
+                    spec.tier, spec.tier0, spec.typed, spec.native = "python", None, None, None
+                else:
+                    spec.built = True
+                    self._compiled(spec, _clock() - start, front, llvm)
             if spec.native is not None:
                 self._install(spec)
             return spec
@@ -233,14 +244,14 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             from .baseline import compile_into
             return compile_into(self, spec)
         from ..backends.llvm import compile_native
-        from ..errors import Unsupported
+        from ..errors import Unsupported, from_signal_handler
         try:
             spec.native = compile_native(self, spec)
         except Unsupported as e:
             spec.reason = e
             return
         except Exception as e:       # noqa: BLE001 - see specialise()
-            if STRICT:
+            if STRICT or from_signal_handler(e):
                 raise
             spec.reason = Unsupported("an internal compiler error in the LLVM tier", 0,
                                       f"{type(e).__name__}: {e}")
@@ -254,7 +265,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         recursion key `key`), `prepare`d, optimised, then its tier 0 and native code; or, when
         `source()` is a Typed, that typed and optimised IR (runtime/tierup.py). A failure
         ends in spec.reason (raised under STRICT); one compile event, with `detail`."""
-        from ..errors import Unsupported
+        from ..errors import Unsupported, from_signal_handler
         from ..passes.pipeline import optimise
         from ..types.infer import Typed, infer
         start = _clock()
@@ -277,6 +288,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         except Unsupported as e:
             spec.reason = e
         except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
+            if from_signal_handler(e):           # the program's: see specialise()
+                spec.reason = Unsupported(_INTERRUPTED, 0, f"{type(e).__name__}: {e}")
+                raise
             spec.error = e
             spec.reason = Unsupported("an internal compiler error", 0, f"{type(e).__name__}: {e}")
             if STRICT:

@@ -176,7 +176,8 @@ class OsrEntries:
         except Unsupported:
             return
         except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
-            if STRICT:
+            from ..errors import from_signal_handler
+            if STRICT or from_signal_handler(e):     # (the program's: see dispatch.specialise)
                 raise
             record("error", d.__qualname__, _fmt_types(spec.arg_types), "baseline",
                    detail=f"baseline OSR build failed: {type(e).__name__}: {e}")

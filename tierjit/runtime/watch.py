@@ -85,9 +85,10 @@ class Watching:
                 self.counting = OsrEntries(self)
             except Unsupported:
                 return False              # explain() reports why from the lowering error
-        except Exception:            # noqa: BLE001 - a compiler bug must not reach the program
+        except Exception as e:       # noqa: BLE001 - a compiler bug must not reach the program
+            from ..errors import from_signal_handler
             from .dispatch import STRICT
-            if STRICT:
+            if STRICT or from_signal_handler(e):     # (the program's: see dispatch.specialise)
                 raise
             return False
         seconds = _clock() - start

@@ -701,3 +701,64 @@ def test_a_call_on_the_compiler_thread_runs_the_function_itself(monkeypatch):
         monkeypatch.setattr(shim, "compiler_ident", None)
         assert f(30) == f.py_func(30) and d.calls > 0        # elsewhere: as before
 
+
+
+# -- a signal handler's exception during a compile is the program's ------------------------------
+
+class _Tick(Exception):
+    pass
+
+
+def _tick(signum, frame):
+    raise _Tick()
+
+
+def _scaled(x, y):
+    return x * 3 + y * 0.5
+
+
+def _long_sum(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * 2.0
+    return s
+
+
+@pytest.mark.parametrize("case", ["hot-call", "long-call"])
+def test_a_signal_handlers_exception_during_a_compile_reaches_the_program(case, monkeypatch):
+    # A compile on the program's thread (background=False; a call predicted long, which
+    # builds its baseline code itself) caught the handler's exception as a compiler bug: the
+    # program never saw its timeout, and the signature was marked failed for good.
+    import signal
+
+    from tierjit.passes import pipeline
+    real = pipeline.optimise
+    fired = []
+
+    def interrupted(fn, *a, **k):          # the handler runs at the next bytecode
+        if not fired:
+            fired.append(True)
+            signal.raise_signal(signal.SIGUSR1)
+        return real(fn, *a, **k)
+
+    from tierjit.runtime import dispatch
+    monkeypatch.setattr(dispatch, "STRICT", False)     # (as a program runs: bugs absorbed)
+    old = signal.signal(signal.SIGUSR1, _tick)
+    try:
+        monkeypatch.setattr(pipeline, "optimise", interrupted)
+        if case == "hot-call":
+            with tierjit.config.override(hot_calls=0, background=False):
+                f = tierjit.jit(_scaled)
+                with pytest.raises(_Tick):
+                    f(2, 1.0)
+                assert f(2, 1.0) == 6.5 and fired
+                assert dispatcher_of(f).latest().runs_native       # built by the next call
+        else:
+            a = np.ones(70_000)
+            f = tierjit.jit(_long_sum)
+            with pytest.raises(_Tick):
+                f(a)
+            assert f(a) == 140_000.0 and fired
+            assert "baseline" in tierjit.explain(f)
+    finally:
+        signal.signal(signal.SIGUSR1, old)
