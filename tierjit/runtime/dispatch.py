@@ -218,13 +218,13 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             except Unsupported as e:
                 spec.reason = e
             except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
-                if STRICT:
-                    spec.error = e
-                    raise
                 if from_signal_handler(e):
                     # the program's exception (its signal handler ran during the compile, a
                     # timeout's alarm): raised as under CPython, and a later call builds again
                     interrupted = True
+                    raise
+                if STRICT:
+                    spec.error = e
                     raise
                 spec.reason = Unsupported("an internal compiler error", 0,
                                           f"{type(e).__name__}: {e}")
