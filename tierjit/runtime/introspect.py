@@ -115,8 +115,9 @@ class Introspection:
     def _explain_spec(self, spec: "Specialisation", what: str = "",
                       tier: "str | None" = None) -> str:
         if tier is None and self.tier == "auto" and spec.tier == "interp" \
-                and not spec.runs_native:
-            tier = "python"     # tier "auto" runs a signature without native code as CPython
+                and not spec.runs_native and self.loops is False:
+            tier = "python"     # such calls run the original function (with loops: counting
+                                # tier 0, runtime.osr)
         head = (f"  {self.__name__}{_fmt_types(spec.arg_types, spec.values)}: "
                 f"{tier or spec.tier}{what}")
         if spec.gave_up is not None:
