@@ -23,6 +23,8 @@ the check returns that room, and the entry starts the calls' count (the baseline
 bytes, the LLVM tier's depth word) higher by what is missing from the bound, so that they
 deoptimise (and the recursion goes on through entries, checked) before they reach the margin.
 Without that, a recursion of native calls ran off a 32 KB to 1 MB thread stack (a segfault).
+A recursion through the shim's Python frames (before the function goes straight) passes no C
+entry: on such a thread the shim counts its frames instead (runtime.straight.check_shim_depth).
 
 Analogue: CPython 3.12's C recursion limit, and 3.14's check of the stack pointer.
 """

@@ -314,6 +314,9 @@ class ColdDispatcher:
         k = self.nested
         if self.straight is None and (not k & (k - 1) or k == _DEEP):
             self.go_straight()
+        if not k & 3:
+            from .straight import check_shim_depth
+            check_shim_depth()
 
     def go_straight(self) -> None:
         """Call py_func from the entry's C slot from now on (runtime.straight)."""

@@ -31,6 +31,7 @@ stencil library in the disk cache (building one takes LLVM seconds).
 """
 
 import os as _os
+from _thread import _local as threading_local
 from _thread import allocate_lock
 from time import perf_counter as _clock
 
@@ -103,6 +104,57 @@ def begin(d) -> None:
             raise
 
 
+# C stack a level of recursion through the shim's Python frames may take (slot_tp_call, the
+# shim's frame, the call of the function: 1.1-2 KB measured on 3.11), with room to spare
+SHIM_LEVEL_BYTES = 3 << 10
+
+
+def check_shim_depth() -> None:
+    """RecursionError where this thread's recursion through the shim (the function not
+    straight yet: its entry type on its way, or another thread making it straight) could run
+    off the thread's stack: every level takes C stack that no C entry checks. Only on a stack
+    smaller than 2 x cstack.MARGIN (a thread made after a small `threading.stack_size`),
+    which such levels may take half of, SHIM_LEVEL_BYTES each (a 128 KB stack: 21 levels).
+    Counts this thread's shim frames (a frame chain is its thread's own)."""
+    import sys
+
+    from . import cstack, shim
+    size = _thread_stack_size()
+    if not 0 < size < 2 * cstack.MARGIN:
+        return
+    code = shim.Shim.__call__.__code__
+    levels = 0
+    f = sys._getframe(1)
+    while f is not None:
+        levels += f.f_code is code
+        f = f.f_back
+    if levels * SHIM_LEVEL_BYTES > size // 2:
+        raise RecursionError(cstack.MESSAGE.decode())
+
+
+def _thread_stack_size() -> int:
+    """This thread's stack size (pthread_getattr_np), 0 where it is not known; once per
+    thread. (threading.stack_size() would not do: it tells the size of threads to come, and
+    called without an argument it sets that to the default.)"""
+    size = getattr(_sizes, "size", None)
+    if size is None:
+        import ctypes
+        size = 0
+        try:
+            libc = ctypes.CDLL(None)
+            attr = ctypes.create_string_buffer(128)
+            got = ctypes.c_size_t(0)
+            libc.pthread_self.restype = ctypes.c_void_p
+            if libc.pthread_getattr_np(ctypes.c_void_p(libc.pthread_self()), attr) == 0:
+                if libc.pthread_attr_getstacksize(attr, ctypes.byref(got)) == 0:
+                    size = got.value
+                libc.pthread_attr_destroy(attr)
+        except (OSError, AttributeError):
+            pass
+        _sizes.size = size
+    return size
+
+
 def _too_deep(e: BaseException) -> bool:
     """Did e come of the recursion limit (ctypes reports one raised while it converted an
     argument as an ArgumentError naming it)?"""
@@ -161,6 +213,7 @@ class _EntryType:
 
 
 _lock = allocate_lock()         # begin: once per dispatcher
+_sizes = threading_local()      # _thread_stack_size's, per thread
 _asked = False
 _retry_at = 0.0          # no stencil library in the cache: when to look again
 RETRY_SECONDS = 0.1

@@ -114,6 +114,38 @@ def test_native_calls_nested_on_a_thread_with_a_small_stack(tier, tmp_path):
     assert out.strip() == "8 True [20, 20, 20, 20]"
 
 
+def test_two_threads_with_small_stacks_recursing_through_the_shim(tmp_path):
+    # A fresh process: while the function waits for its entry type, or one thread makes it
+    # straight, recursions go on through the shim's Python frames, ~1-2 KB of C stack a
+    # level that no C entry checks; two threads of 128 KB ran off their stacks (a segfault).
+    # The shim counts its frames on such a thread now (runtime.straight.check_shim_depth).
+    out = _run("""
+        import threading
+        import tierjit
+
+        def r(n, x):
+            return x if n <= 0 else r(n - 1, x) + 1
+
+        r = tierjit.jit(r)
+        out = []
+        def work():
+            for _ in range(20):
+                try:
+                    out.append(r(300, 1))
+                except RecursionError:
+                    out.append("RecursionError")
+        threading.stack_size(128 * 1024)
+        for _ in range(3):
+            ts = [threading.Thread(target=work) for _ in range(2)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+        print(len(out), set(out) <= {301, "RecursionError"}, threading.stack_size(0))
+        """, tmp_path)
+    assert out.strip() == "120 True 131072"     # (and the program's stack size left alone)
+
+
 def test_a_recursion_through_the_shim_without_a_stencil_library(tmp_path):
     # With no stencil library cached, a recursion SHIM_MAX deep through the shim builds it
     # and goes straight, whose calls check the C stack: the shim's calls take ~1 KB of C
