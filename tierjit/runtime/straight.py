@@ -116,12 +116,13 @@ def check_shim_depth() -> None:
     smaller than 2 x cstack.MARGIN (a thread made after a small `threading.stack_size`),
     which such levels may take half of, SHIM_LEVEL_BYTES each (a 128 KB stack: 21 levels).
     Counts this thread's shim frames (a frame chain is its thread's own)."""
-    import sys
-
-    from . import cstack, shim
+    from . import cstack
     size = _thread_stack_size()
     if not 0 < size < 2 * cstack.MARGIN:
-        return
+        return                      # (most threads: a cached size and a compare)
+    import sys
+
+    from . import shim
     code = shim.Shim.__call__.__code__
     levels = 0
     f = sys._getframe(1)
