@@ -55,11 +55,26 @@ def reduce_rows(r: np.ndarray, reduce: str | None, y: np.ndarray | None = None):
             best = np.where(best == 0, np.where(plus_zero, 0.0, -0.0), best)
             return best.astype(r.dtype)
         if reduce == "sum":
-            return r.astype(np.float64).sum(axis=-1)
+            return _sum(r.astype(np.float64))
         d = (r - y.astype(r.dtype)).astype(np.float64)
-        return (d * d).sum(axis=-1) / r.shape[-1] if r.shape[-1] else np.full(r.shape[:-1],
-                                                                                 np.nan)
+        return _sum(d * d) / r.shape[-1] if r.shape[-1] else np.full(r.shape[:-1], np.nan)
     raise ValueError(reduce)
+
+
+def _sum(r: np.ndarray) -> np.ndarray:
+    """The sums over the last axis in the native evaluator's order (vm_ir.SUM_LANES): row k
+    added to running sum k mod SUM_LANES, from +0.0; then the running sums in order, from -0.0."""
+    import numpy as np
+
+    from .vm_ir import SUM_LANES
+    lanes = np.zeros(r.shape[:-1] + (SUM_LANES,))
+    for k in range(0, r.shape[-1], SUM_LANES):
+        part = r[..., k:k + SUM_LANES]
+        lanes[..., :part.shape[-1]] += part
+    total = np.full(r.shape[:-1], -0.0)
+    for j in range(SUM_LANES):
+        total += lanes[..., j]
+    return total
 
 
 def run(progs: Programs, X: np.ndarray, reduce: str | None = None,

@@ -26,7 +26,10 @@ Plain IEEE operations without fast-math flags, so every element is bit for bit w
 computes op at a time (no fused multiply-add, no reassociation). `mode` 0 stores the output
 register of every row to out[p, :] (masked stores: out rows are exactly n_rows long); 1 keeps
 the largest finite value (-inf if none); 2 sums, 3 sums (r - y)**2 and divides by n_rows —
-sums in float64, per lane, the lanes added at the end.
+sums in float64, in an order that does not depend on the vector width (which depends on the
+CPU): row k is added to running sum k mod SUM_LANES, and the SUM_LANES sums are added in order
+at the end, so every machine of a cluster gives the same bits (reference.reduce_rows adds in
+the same order).
 
 Memory contract (checked by vm.py): live holds the longest program's length; cols and y hold at
 least ceil(n_rows / W) * W elements per column (padding lanes are computed and ignored); block
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 ELEMENT = {"float64": ("double", 8), "float32": ("float", 4)}
 MODES = {None: 0, "max": 1, "sum": 2, "mse": 3}
+SUM_LANES = 16      # the running sums of "sum" and "mse": a multiple of every vector width
 
 
 def symbol(dtype: str, lanes: int) -> str:
@@ -48,11 +52,11 @@ def module_ir(dtype: str, lanes: int) -> str:
     """The evaluator module for `dtype` ("float32"/"float64") with vectors of `lanes` elements."""
     t, size = ELEMENT[dtype]
     w = lanes
+    assert SUM_LANES % w == 0, lanes
     vt = f"<{w} x {t}>"
     vd = f"<{w} x double>"
     vi = f"<{w} x i64>"
     sfx = f"v{w}f{size * 8}"
-    dsfx = f"v{w}f64"
     iota = "<" + ", ".join(f"i64 {k}" for k in range(w)) + ">"
     ninf = "0xFFF0000000000000"
     pinf = "0x7FF0000000000000"
@@ -97,11 +101,18 @@ def module_ir(dtype: str, lanes: int) -> str:
                 f"  %idx.{tag} = add {vi} %bs.{tag}, {iota}",
                 f"  %mask.{tag} = icmp slt {vi} %idx.{tag}, %nbs"]
 
+    def sum_lanes(tag: str) -> list[str]:
+        """%accp.<tag>: the running sums of the vector's rows (after lane_mask: %base.<tag>)."""
+        return [f"  %row.{tag} = add i64 %r0, %base.{tag}",
+                f"  %lane.{tag} = and i64 %row.{tag}, {SUM_LANES - 1}",
+                f"  %accp.{tag} = getelementptr double, ptr %accd.a, i64 %lane.{tag}"]
+
     name = symbol(dtype, lanes)
     emit(f"declare {vt} @llvm.fabs.{sfx}({vt})")
     emit(f"declare {t} @llvm.vector.reduce.fmax.{sfx}({vt})")
     emit(f"declare i1 @llvm.vector.reduce.or.v{w}i1(<{w} x i1>)")
-    emit(f"declare double @llvm.vector.reduce.fadd.{dsfx}(double, {vd})")
+    emit(f"declare double @llvm.vector.reduce.fadd.v{SUM_LANES}f64(double, "
+         f"<{SUM_LANES} x double>)")
     emit(f"declare void @llvm.masked.store.{sfx}.p0({vt}, ptr, i32, <{w} x i1>)")
     emit("")
     emit(f"define void @{name}(ptr %code, ptr %values, ptr %starts, ptr %outreg, ptr %cols, "
@@ -113,7 +124,7 @@ def module_ir(dtype: str, lanes: int) -> str:
     for var in ("p", "pend", "r0", "j", "v", "i", "cnt", "ds", "mask"):
         emit(f"  %{var}.a = alloca i64, align 8")
     emit(f"  %acct.a = alloca {vt}, align 64")
-    emit(f"  %accd.a = alloca {vd}, align 64")
+    emit(f"  %accd.a = alloca <{SUM_LANES} x double>, align 64")
     emit(f"  %bytes = mul i64 %block, {size}")
     emit("  br label %claim")
     # -- claim a chunk of programs
@@ -143,7 +154,7 @@ def module_ir(dtype: str, lanes: int) -> str:
     emit("  %o32 = load i32, ptr %opp")
     emit("  %o = sext i32 %o32 to i64")
     emit(f"  store {vt} {splat_ninf}, ptr %acct.a")
-    emit(f"  store {vd} zeroinitializer, ptr %accd.a")
+    emit(f"  store <{SUM_LANES} x double> zeroinitializer, ptr %accd.a")
     # -- live instructions, last first, into %live (dead code: writes nobody reads later)
     emit("  store i64 0, ptr %cnt.a")
     emit("  store i64 %s1, ptr %ds.a")
@@ -323,9 +334,10 @@ def module_ir(dtype: str, lanes: int) -> str:
                          ext("%xd.sum", "%x.sum"),
                          (f"  %sel.sum = select <{w} x i1> %mask.sum, {vd} %xd.sum, "
                          f"{vd} zeroinitializer"),
-                         f"  %acc.sum = load {vd}, ptr %accd.a",
+                         *sum_lanes("sum"),
+                         f"  %acc.sum = load {vd}, ptr %accp.sum, align 8",
                          f"  %nacc.sum = fadd {vd} %acc.sum, %sel.sum",
-                         f"  store {vd} %nacc.sum, ptr %accd.a"], "blk.next")
+                         f"  store {vd} %nacc.sum, ptr %accp.sum, align 8"], "blk.next")
     counted_loop("mse", [load("%x.mse", "%res", "mse"), load("%y.mse", "%yrow", "mse"),
                          *lane_mask("mse"),
                          f"  %dl.mse = fsub {vt} %x.mse, %y.mse",
@@ -333,9 +345,10 @@ def module_ir(dtype: str, lanes: int) -> str:
                          f"  %sq.mse = fmul {vd} %dd.mse, %dd.mse",
                          (f"  %sel.mse = select <{w} x i1> %mask.mse, {vd} %sq.mse, "
                          f"{vd} zeroinitializer"),
-                         f"  %acc.mse = load {vd}, ptr %accd.a",
+                         *sum_lanes("mse"),
+                         f"  %acc.mse = load {vd}, ptr %accp.mse, align 8",
                          f"  %nacc.mse = fadd {vd} %acc.mse, %sel.mse",
-                         f"  store {vd} %nacc.mse, ptr %accd.a"], "blk.next")
+                         f"  store {vd} %nacc.mse, ptr %accp.mse, align 8"], "blk.next")
     emit("blk.next:")
     emit("  %r0n = add i64 %r0, %block")
     emit("  store i64 %r0n, ptr %r0.a")
@@ -358,14 +371,16 @@ def module_ir(dtype: str, lanes: int) -> str:
     emit(f"  store {t} %best, ptr %bestp")
     emit("  br label %prog.next")
     emit("end.sum:")
-    emit(f"  %accs = load {vd}, ptr %accd.a")
-    emit(f"  %tot = call double @llvm.vector.reduce.fadd.{dsfx}(double -0.0, {vd} %accs)")
+    emit(f"  %accs = load <{SUM_LANES} x double>, ptr %accd.a")
+    emit(f"  %tot = call double @llvm.vector.reduce.fadd.v{SUM_LANES}f64(double -0.0, "
+         f"<{SUM_LANES} x double> %accs)")
     emit("  %totp = getelementptr double, ptr %out, i64 %p")
     emit("  store double %tot, ptr %totp")
     emit("  br label %prog.next")
     emit("end.mse:")
-    emit(f"  %acce = load {vd}, ptr %accd.a")
-    emit(f"  %tote = call double @llvm.vector.reduce.fadd.{dsfx}(double -0.0, {vd} %acce)")
+    emit(f"  %acce = load <{SUM_LANES} x double>, ptr %accd.a")
+    emit(f"  %tote = call double @llvm.vector.reduce.fadd.v{SUM_LANES}f64(double -0.0, "
+         f"<{SUM_LANES} x double> %acce)")
     emit("  %nf = sitofp i64 %n_rows to double")
     emit("  %mean = fdiv double %tote, %nf")
     emit("  %meanp = getelementptr double, ptr %out, i64 %p")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 
-from tierjit.variants import Op, Programs, random_programs, reference, vm
+from tierjit.variants import Op, Programs, random_programs, reference, vm, vm_ir
 
 
 def same(a, b) -> bool:
@@ -62,8 +64,28 @@ def test_reductions(dtype):
     for reduce, yy in (("sum", None), ("mse", y)):
         got, want = vm.run(progs, X, reduce, yy), reference.run(progs, X, reduce, yy)
         assert got.dtype == np.float64
-        # float64 sums in another order: equal up to rounding, and in where they are nan/inf
-        assert np.allclose(got, want, rtol=1e-9, atol=0, equal_nan=True)
+        assert same_bits(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sums_do_not_depend_on_the_vector_width(dtype, monkeypatch):
+    """The machines of a cluster have vector units of different widths (AVX2, AVX-512): "sum"
+    and "mse" add the rows in the same order on each, to the same bits."""
+    from tierjit.backends.llvm import engine
+    progs = random_programs(50, 9, n_consts=2, seed=5)
+    X = data(1003, dtype)
+    y = np.linspace(-2, 2, len(X))
+    results, modules = [], []
+    for w in (4, 8, 16):
+        name = f"test_vector_width_{dtype}_x{w}"     # the evaluator's own may be loaded
+        modules.append(engine.compile_ir(
+            vm_ir.module_ir(dtype, w).replace(vm_ir.symbol(dtype, w), name)))
+        fn = ctypes.CFUNCTYPE(None, *vm._ARGTYPES)(modules[-1].address(name))
+        monkeypatch.setattr(vm, "native", lambda _dtype, fn=fn, w=w: (fn, w))
+        results.append([vm.run(progs, X, "sum"), vm.run(progs, X, "mse", y)])
+    for other in results[1:]:
+        assert all(same_bits(a, b) for a, b in zip(results[0], other))
+    assert same_bits(results[0][1], reference.run(progs, X, "mse", y))
 
 
 def test_max_skips_nan_and_inf_and_gives_minus_inf_when_nothing_is_finite():
