@@ -16,6 +16,7 @@ from ...ir.nodes import Block, Edge, Instr, Value
 from ...ir.ops import Op
 from ...types.lattice import INT
 from .deopt import POLL_PERIOD
+from .lltypes import ll
 
 
 class ChunkOps:
@@ -90,11 +91,25 @@ class ChunkOps:
             return f"%chunk.{target.id}", False
         return chunk, True
 
-    def chunk_phis(self, b: Block) -> list[str]:
+    def chunk_header(self, b: Block) -> list[str]:
+        """The lines of chunked loop b's chunk header `c<id>`, which the edges starting a
+        chunk (into the loop, and from chunk_end) enter: the chunk's limit and the header's
+        parameters as phis (`%o<id>`), then a jump to b, whose own phis take those and the
+        back edges inside a chunk. The loop in a chunk is then a loop of its own, nested in
+        the loop of chunks: with both kinds of edge into b, LLVM made one loop of them, and
+        its unswitching left the chunk's test, the next chunk's limit and the test of the
+        region's guards in every iteration (closest's loop: 20 instructions an element
+        instead of 11)."""
         inc = self.chunk_incoming.get(b)
         if inc is None:
             return []
-        return [f"  %chunk.{b.id} = phi i64 " + ", ".join(f"[{v}, %{lab}]" for lab, v in inc)]
+        lines = [f"c{b.id}:",
+                 f"  %chunk.{b.id} = phi i64 " + ", ".join(f"[{c}, %{lab}]" for lab, c, _ in inc)]
+        for i, p in enumerate(b.params):
+            lines.append(f"  %o{p.id} = phi {ll(p.type)} "
+                         + ", ".join(f"[{vals[i]}, %{lab}]" for lab, _, vals in inc))
+        lines.append(f"  br label %b{b.id}")
+        return lines
 
 
 def _plus_one(ins: Instr | None, k: Value) -> bool:

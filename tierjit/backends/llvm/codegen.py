@@ -240,7 +240,10 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         into = self.region_of.get(target)
         entering = into is not None and into is not self.cur_region
         polls = target in self.dom[self.cur_block_index[0]]        # a loop's back edge
+        # the edges that start a chunk of a chunked loop enter its chunk header (chunks.py)
+        outer = False
         if target in self.chunked:
+            outer = chunk is not None or not polls
             chunk, polls = self.chunk_of_edge(target, vals, chunk, not polls)
         if polls:
             self.poll_signals(dict(zip(target.params, vals)), counted=target not in self.chunked)
@@ -251,8 +254,10 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
             self.emit_void(f"store i1 false, ptr {flag}")
             self.emit_void(f"store double 0.0, ptr {nan}")
             self.note_region_entry(into, args)
-        if target in self.chunked:
-            self.chunk_incoming[target].append((self.cur_label, chunk))
+        if outer:
+            self.chunk_incoming[target].append((self.cur_label, chunk, vals))
+            self.emit_void(f"br label %c{target.id}")
+            return
         self.incoming[target].append((self.cur_label, vals))
         self.emit_void(f"br label %b{target.id}")
 
@@ -379,11 +384,17 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         for b in sorted(self.block_start, key=lambda x: -self.block_start[x]):
             if b is self.fn.entry:
                 continue            # its parameters are the function's arguments
-            phis = self.chunk_phis(b)
+            incoming = self.incoming[b]
+            outer = self.chunk_header(b)
+            if outer:
+                incoming = [(f"c{b.id}", [f"%o{p.id}" for p in b.params]), *incoming]
+            phis = []
             for i, p in enumerate(b.params):
-                inc = ", ".join(f"[{vals[i]}, %{lab}]" for lab, vals in self.incoming[b])
+                inc = ", ".join(f"[{vals[i]}, %{lab}]" for lab, vals in incoming)
                 phis.append(f"  %v{p.id} = phi {ll(p.type)} {inc}")
-            self.lines[self.block_start[b]:self.block_start[b]] = phis
+            start = self.block_start[b]
+            self.lines[start:start] = phis
+            self.lines[start - 1:start - 1] = outer      # before the block's label
 
     # -- instructions ---------------------------------------------------------------------
     @property
