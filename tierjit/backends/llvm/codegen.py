@@ -146,7 +146,7 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         self.strict_floats = False           # Python float ops also guard non-finite results
         self.cur_region: Block | None = None  # header of the pure loop being generated
         self.region_of: dict[Block, Block] = {}
-        self.region_slots: dict[Block, tuple[str, str]] = {}
+        self.region_slots: dict[Block, str] = {}      # its flag: has a guard failed?
         self.region_fs: dict[Block, int] = {}
         self.region_accumulators: dict[Block, list[Value]] = {}   # see find_accumulators
         self.chunked: dict[Block, tuple] = {}    # counted pure loops run in chunks (chunks.py)
@@ -250,9 +250,8 @@ class FunctionCodegen(DeoptOps, ChunkOps, SelectOps, CallOps, InlineOps, UnionOp
         if self.cur_region is not None and into is not self.cur_region:
             self.flush_region(self.cur_region)    # leaving a pure loop
         if entering:
-            flag, nan = self.region_slots[into]   # entering one: no guard has failed yet
-            self.emit_void(f"store i1 false, ptr {flag}")
-            self.emit_void(f"store double 0.0, ptr {nan}")
+            # entering one: no guard has failed yet
+            self.emit_void(f"store i1 false, ptr {self.region_slots[into]}")
             self.note_region_entry(into, args)
         if outer:
             self.chunk_incoming[target].append((self.cur_label, chunk, vals))

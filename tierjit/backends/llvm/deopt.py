@@ -91,26 +91,23 @@ class DeoptOps:
     def flush(self) -> None:
         """Test the pending guards: deoptimise to their frame state if any failed.
         In a pure loop, guards wait for the loop's exit (see flush_region): the pending
-        conditions are or-ed into its flag and the pending values' `nan_sum` is added to
-        its sum here, once per block, so a loop's running sum takes one addition per
-        iteration on its critical path, not one per checked value."""
+        conditions, the pending values' `nan_sum` tested among them, are or-ed into its
+        flag here, once per block: one `or` per iteration on the loop's critical path (a
+        running float sum of the values took an addition's latency, 3-4 cycles, in every
+        iteration, and an integer `or` is reassociable, so it vectorises)."""
         nan = self.nan_sum(list(self.nan_terms.values()))
         self.nan_terms = {}
-        if self.cur_region is not None:
-            flag, total = self.region_slots[self.cur_region]
-            if self.pending is not None:
-                old = self.emit(f"load i1, ptr {flag}")
-                self.emit_void(f"store i1 {self.emit(f'or i1 {old}, {self.pending}')}, ptr {flag}")
-            if nan is not None:
-                old = self.emit(f"load double, ptr {total}")
-                self.emit_void(f"store double {self.emit(f'fadd double {old}, {nan}')}, "
-                               f"ptr {total}")
-            self.pending = self.pending_fs = None
-            return
         if nan is not None:
             nan = self.emit(f"fcmp uno double {nan}, 0.0")
             self.pending = nan if self.pending is None else \
                 self.emit(f"or i1 {self.pending}, {nan}")
+        if self.cur_region is not None:
+            if self.pending is not None:
+                flag = self.region_slots[self.cur_region]
+                old = self.emit(f"load i1, ptr {flag}")
+                self.emit_void(f"store i1 {self.emit(f'or i1 {old}, {self.pending}')}, ptr {flag}")
+            self.pending = self.pending_fs = None
+            return
         if self.pending is not None:
             cond, self.pending = self.pending, None
             self.cur_fs, saved = self.pending_fs, self.cur_fs
@@ -137,9 +134,8 @@ class DeoptOps:
         its guards failed or an accumulator (find_accumulators) is not finite. `values`
         are the values a back edge passes to its header's parameters: on h's own back
         edges, the accumulators' latest values are not the parameters yet."""
-        flag, nan = self.region_slots[h]
-        f = self.emit(f"load i1, ptr {flag}")
-        terms = [self.emit(f"load double, ptr {nan}")]
+        f = self.emit(f"load i1, ptr {self.region_slots[h]}")
+        terms = []
         for p in self.region_accumulators.get(h, ()):
             x = (values or {}).get(p, self.vals[p])
             t = p.type
@@ -147,9 +143,10 @@ class DeoptOps:
                 x = self.emit(f"extractvalue {ll(t)} {x}, 0")
                 t = union_members(t)[0]
             terms.append(self.emit(f"fpext float {x} to double") if ll(t) == "float" else x)
-        n = self.emit(f"fcmp uno double {self.nan_sum(terms)}, 0.0")
+        if terms:
+            f = self.emit(f"or i1 {f}, {self.emit(f'fcmp uno double {self.nan_sum(terms)}, 0.0')}")
         self.cur_fs, saved = self.region_fs[h], self.cur_fs
-        self.branch_to_deopt(self.emit(f"or i1 {f}, {n}"))
+        self.branch_to_deopt(f)
         self.cur_fs = saved
 
     def branch_to_deopt(self, cond: str) -> None:
@@ -335,7 +332,7 @@ class DeoptOps:
                 continue
             for b in body:
                 self.region_of[b] = h
-            self.region_slots[h] = (self.alloca("i1"), self.alloca("double"))
+            self.region_slots[h] = self.alloca("i1")
             fs = self.fs.at(h, 0)
             self.region_fs[h] = fs
             self.fs_subst[fs] = {}
