@@ -36,6 +36,7 @@ and `@jit` does not import this module before something needs a Dispatcher.
 import os
 import sys
 from _thread import RLock, get_ident as _get_ident
+from _weakref import ref as _weakref
 from time import perf_counter as _clock
 
 from .config import config as _config
@@ -650,35 +651,42 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
 
 class _Build:
     """A compiler-thread job: build one specialisation, or first find it from the arguments
-    of a call (which the job holds until it has typed them)."""
+    of a call (which the job holds until it has typed them). It holds its dispatcher weakly:
+    a function the program dropped while its build waited in the queue (a closure made and
+    called in a loop) is not compiled for nothing, nor kept alive until then."""
 
     __slots__ = ("dispatcher", "spec", "args", "queued_at", "replaces", "__qualname__")
 
     def __init__(self, dispatcher: "Dispatcher", spec: "Specialisation | None",
                  args: tuple | None = None) -> None:
-        self.dispatcher, self.spec, self.args = dispatcher, spec, args
+        self.dispatcher, self.spec, self.args = _weakref(dispatcher), spec, args
         self.replaces: Specialisation | None = None     # a version spec takes over from
         self.queued_at = 0.0
         self.__qualname__ = dispatcher.__qualname__
 
     def __call__(self) -> None:
-        self.dispatcher._build_in_background(self)
+        d = self.dispatcher()
+        if d is not None:
+            d._build_in_background(self)
 
 
 class _Warm:
-    """A compiler-thread job: baseline code for a call's argument types (runtime.baseline)."""
+    """A compiler-thread job: baseline code for a call's argument types (runtime.baseline);
+    its dispatcher held weakly, as _Build's."""
 
     __slots__ = ("dispatcher", "args", "__qualname__")
     uses_llvm = False         # (but for the stencil library's first build: see compiler._loop)
 
     def __init__(self, dispatcher: "Dispatcher", args: tuple) -> None:
-        self.dispatcher, self.args = dispatcher, args
+        self.dispatcher, self.args = _weakref(dispatcher), args
         self.__qualname__ = dispatcher.__qualname__
 
     def __call__(self) -> None:
         from . import baseline
         args, self.args = self.args, None
-        baseline.warm(self.dispatcher, args)
+        d = self.dispatcher()
+        if d is not None:
+            baseline.warm(d, args)
 
 
 def _tier0(d: "Dispatcher", fn, now: bool = False):

@@ -20,6 +20,7 @@ call; once a call is predicted long it asks `_long_call` here, once one has take
 watch_seconds `_start_counting`.
 """
 
+from _weakref import ref as _weakref
 from time import perf_counter as _clock
 
 from .config import config as _config
@@ -99,17 +100,20 @@ class Watching:
 
 
 class _Counting:
-    """A compiler-thread job: build a watched function's counting tier 0."""
+    """A compiler-thread job: build a watched function's counting tier 0 (its dispatcher
+    held weakly, as runtime.dispatch._Build's: a function dropped meanwhile is not lowered)."""
 
     __slots__ = ("dispatcher", "__qualname__")
     uses_llvm = False
 
     def __init__(self, dispatcher: "Any") -> None:
-        self.dispatcher = dispatcher
+        self.dispatcher = _weakref(dispatcher)
         self.__qualname__ = dispatcher.__qualname__
 
     def __call__(self) -> None:
-        d = self.dispatcher
+        d = self.dispatcher()
+        if d is None:
+            return
         try:
             d._build_counting()
         finally:

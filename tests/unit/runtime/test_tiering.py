@@ -204,6 +204,42 @@ def test_one_call_stretched_by_the_os_neither_makes_a_function_hot_nor_watched()
         assert not d.cold
 
 
+def _scaled_sum(k):
+    def f(x):
+        s = 0.0
+        for i in range(x):
+            s += i * k
+        return s
+    return f
+
+
+def test_a_function_dropped_while_its_builds_wait_is_neither_kept_nor_compiled():
+    """A program making closures and calling each a while (until hot) queues builds faster
+    than the compiler thread makes them: those of functions it has dropped are skipped."""
+    from tierjit.runtime import compiler, events
+    c = compiler.get_compiler()
+    compiler.wait_idle(60)
+    seen = len(events.events())
+    refs = []
+    c.pause()
+    try:
+        with tierjit.config.override(hot_calls=5, watch_seconds=None):
+            for k in range(4):
+                py = _scaled_sum(k)
+                f = tierjit.jit(py)
+                for _ in range(8):
+                    assert f(10) == py(10)
+                assert c.pending() > 0                # its builds are queued
+                refs.append(weakref.ref(py))
+                del f, py
+        gc.collect()
+        assert [r() for r in refs] == [None] * 4
+    finally:
+        c.resume()
+    assert compiler.wait_idle(60)
+    assert not [e for e in events.events()[seen:] if e.function.endswith("f")]
+
+
 def _slow_loop(n):
     s = 0
     for i in range(n):
