@@ -1,5 +1,7 @@
 """Arithmetic over int, float, bool and complex, as Python defines it."""
 
+import numpy as np
+
 from ..harness import program
 from .values import HUGE, I64_MAX, I64_MIN, INF, NAN, NINF, TINY, each, pairs
 
@@ -146,4 +148,23 @@ PROGRAMS = [
         def f(x):
             return x + 1j, x * 2.5j - 1
         """, each(1.5, 2, True, -0.0)),
+    # number subclasses as free names: tier 0 spelled an np.float64 constant as its repr,
+    # `np.float64(0.1)`, a name its namespace lacks (NameError, also at every deopt)
+    program("global_number_subclass_constants", """
+        import enum
+        import numpy as np
+
+        class Mode(enum.IntEnum):
+            FAST = 3
+
+        S = np.float64(0.1)
+        M = Mode.FAST
+
+        @jit
+        def f(a, i):
+            t = 0.0
+            for j in range(a.shape[0]):
+                t += S * a[j]
+            return t + a[i] * S, t * M
+        """, [(np.arange(5.0), 1), (np.arange(5.0), 7), (np.arange(3.0), -1)]),
 ]

@@ -114,11 +114,14 @@ class _Emitter:
         return k
 
     def const(self, c: Any) -> str:
-        if isinstance(c, bool) or c is None:
+        # exactly these types: a subclass's repr (`np.float64(0.1)`, `Mode.FAST`) names what
+        # the namespace does not have, and spelling its value would change its type
+        t = type(c)
+        if t is bool or c is None:
             return repr(c)
-        if isinstance(c, int):
+        if t is int:
             return repr(c) if c >= 0 else f"({c!r})"
-        if isinstance(c, float) and math.isfinite(c):
+        if t is float and math.isfinite(c):
             return repr(c) if math.copysign(1.0, c) > 0 else f"({c!r})"
         return self.name_for(c, "k")
 
