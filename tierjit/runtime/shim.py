@@ -134,10 +134,18 @@ class Shim:
 
 # --------------------------------------------------------------------------- attribute forwarding
 # Shared by Shim and runtime.entry's native entry type: everything not on the type is the
-# dispatcher's. `__doc__` and `__module__` live in the type dict, so they would shadow the
-# dispatcher's; they are str subclasses that read as a plain string on the type itself
-# (`type.__module__` returns the dict entry unchanged) and, as descriptors, forward on
-# instances.
+# dispatcher's, but for the program's own attributes (`f.calls = []`), which live in the
+# original function's __dict__, as a function's would: written to the dispatcher, they took
+# the place of its fields of the same names (`calls`, `profile`, `tier`, ...). `__doc__` and
+# `__module__` live in the type dict, so they would shadow the dispatcher's; they are str
+# subclasses that read as a plain string on the type itself (`type.__module__` returns the
+# dict entry unchanged) and, as descriptors, forward on instances.
+
+# The function's metadata, the dispatcher's own copies (its repr, pickling by qualified name).
+_METADATA = frozenset(("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"))
+# What the compiled code was made from: assigning it would leave that code behind.
+_FIXED = frozenset(("__code__", "__defaults__", "__kwdefaults__", "__closure__", "__globals__",
+                    "py_func"))
 
 class Forwarded(str):
     """A type-dict string that reads as the dispatcher's attribute `attribute` on instances."""
@@ -158,6 +166,11 @@ def _forwarded(text: str, attribute: str) -> Forwarded:
 
 def _getattr(self, name: str) -> object:
     d = self.__tierjit_dispatcher__
+    own = d.py_func.__dict__
+    if name in own:
+        return own[name]
+    if name == "__dict__":
+        return own
     try:
         return getattr(d, name)
     except AttributeError:
@@ -166,22 +179,36 @@ def _getattr(self, name: str) -> object:
     return getattr(d.materialise(), name)     # what a ColdDispatcher lacks is a Dispatcher's
 
 
-# Writes and dir() act on the whole Dispatcher.
+# dir() acts on the whole Dispatcher.
 
 def _whole(d: object) -> object:
     return d.materialise() if type(d) is ColdDispatcher else d
 
 
 def _setattr(self, name: str, value: object) -> None:
-    setattr(_whole(self.__tierjit_dispatcher__), name, value)
+    d = self.__tierjit_dispatcher__
+    if name in _METADATA:
+        setattr(_whole(d), name, value)
+    elif name in _FIXED:
+        raise AttributeError(
+            f"cannot assign {name} of tierjit function {d.__qualname__}: its code was made "
+            f"from the original's; assign it on the original function (f.py_func) before "
+            f"decorating it")
+    else:
+        setattr(d.py_func, name, value)
 
 
 def _delattr(self, name: str) -> None:
-    delattr(_whole(self.__tierjit_dispatcher__), name)
+    d = self.__tierjit_dispatcher__
+    if name in _METADATA:
+        delattr(_whole(d), name)
+    else:
+        delattr(d.py_func, name)
 
 
 def _dir(self) -> "list[str]":
-    return sorted(set(object.__dir__(self)) | set(dir(_whole(self.__tierjit_dispatcher__))))
+    d = self.__tierjit_dispatcher__
+    return sorted(set(object.__dir__(self)) | set(dir(_whole(d))) | set(d.py_func.__dict__))
 
 
 def _reduce(self) -> str:

@@ -219,10 +219,17 @@ def test_attributes_come_from_the_dispatcher() -> None:
     assert f.py_func is kern and f.__wrapped__ is kern
     assert str(inspect.signature(f)) == "(a, b=2)"
     assert repr(f) == "<tierjit function kern>"
+    # the program's own attributes are the original function's, as a function's would be,
+    # never the dispatcher's fields (`calls`, `profile`, ...)
     f.tag = 42
-    assert d.tag == 42 and f.tag == 42
+    assert kern.tag == 42 and f.tag == 42 and f.__dict__ == {"tag": 42}
+    assert not hasattr(d, "tag") and "tag" in dir(f)
     del f.tag
-    assert not hasattr(d, "tag")
+    assert not hasattr(kern, "tag")
+    f.__doc__ = "new doc"
+    assert d.__doc__ == "new doc" == f.__doc__
+    with pytest.raises(AttributeError, match="cannot assign __defaults__"):
+        f.__defaults__ = (3,)
     assert "py_func" in dir(f)
     with pytest.raises(AttributeError):
         f.missing  # noqa: B018
