@@ -6,6 +6,22 @@ from ..harness import Call, program
 from .values import I64_MAX, NAN, each
 
 PROGRAMS = [
+    # names in generated code: LLVM's symbols are ASCII, tier 0's names identifiers
+    program("call_names_not_ascii_or_not_identifiers", """
+        @jit
+        def größe(x):
+            return x * 2
+
+        @jit
+        def g(x):
+            return x + 1
+
+        g.__name__ = "g (v2)"
+
+        @jit
+        def f(x):
+            return größe(g(x)) + 1
+        """, each(3, 2**62, -2**62, 1.5)),
     program("call_helper", """
         @jit
         def sq(x):

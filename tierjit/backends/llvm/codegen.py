@@ -670,7 +670,8 @@ def compile_native(dispatcher, spec) -> NativeCode:
 
     t0 = time.perf_counter()
     with _counter_lock:
-        name = f"tj{next(_counter)}_{dispatcher.__name__}"
+        # LLVM's unquoted names are ASCII: `def größe` is a legal Python name
+        name = f"tj{next(_counter)}_{_symbol_safe(dispatcher.__name__)}"
     if spec.core_cell is None:
         spec.core_cell = ctypes.c_void_p(0)
     impure: frozenset = frozenset()
@@ -723,3 +724,6 @@ def _defined(functions: list[str]):
         head = f.split("(", 1)[0]
         yield head.rsplit("@", 1)[1], f
 
+
+def _symbol_safe(name: str) -> str:
+    return "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name)

@@ -105,7 +105,10 @@ class _Emitter:
         self.source_lines.append(self.line)
 
     def name_for(self, obj: Any, hint: str) -> str:
-        """A namespace name bound to `obj` (constants the source cannot spell, callees)."""
+        """A namespace name bound to `obj` (constants the source cannot spell, callees); the
+        hint made an identifier (a callee's __name__ may be any string)."""
+        if not hint.isidentifier():
+            hint = "".join(c if c.isalnum() or c == "_" else "_" for c in hint)
         for k, v in self.ns.items():
             if v is obj and k.startswith("_" + hint):
                 return k
