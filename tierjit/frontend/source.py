@@ -28,20 +28,123 @@ def function_ast(pyfunc) -> ast.FunctionDef:
     """The AST of a Python function, its line numbers those of its file."""
     src = definition_lines(pyfunc)
     node = None
+    code, names = pyfunc.__code__, getattr(pyfunc, "__globals__", {})
     if src is not None:
         try:
             node = _find_def(pyfunc, src)
         except SyntaxError:              # cut inside a statement (see the module docstring)
             node = None
+        if node is not None and not _compiles_to(node, code, names):
+            node = None                  # (or the cut left out constants the code keeps)
     if node is None:
         try:
             src = inspect.getsource(pyfunc)
         except (OSError, TypeError) as e:
             raise Unsupported("source code is not available", 0, str(e)) from None
         node = _find_def(pyfunc, src)
-    if node is None:
-        raise Unsupported("function definition not found in its source", 0)
+        if node is None:
+            raise Unsupported("function definition not found in its source", 0)
+        if not _compiles_to(node, code, names):
+            raise Unsupported("its source text is not the code that runs (the file was "
+                              "edited after it was loaded?)", code.co_firstlineno)
     return node
+
+
+def _compiles_to(node: ast.FunctionDef, code: CodeType, module_names: dict) -> bool:
+    """Does the definition compile to `code` (bytecode, constants, names)? The text is read
+    when the function is lowered, maybe long after it was loaded: a file edited since holds
+    other code than the one that runs. The definition is compiled in a function whose
+    locals are `code`'s free variables, so that they are cells as in the original, and
+    which declares the function's own name global (unless it is one of them)."""
+    import __future__
+    at = {"lineno": node.lineno, "col_offset": 0, "end_lineno": node.end_lineno,
+          "end_col_offset": 0}
+    cells = [ast.Assign(targets=[ast.Name(v, ast.Store(), **at) for v in code.co_freevars],
+                        value=ast.Constant(None, **at), **at)] if code.co_freevars else []
+    if code.co_name not in code.co_freevars:     # its name (a recursion's) stays a global
+        cells.insert(0, ast.Global([code.co_name], **at))
+    outer = ast.FunctionDef(
+        name="__tierjit_outer__",
+        args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=[*cells, node], decorator_list=[], **at)
+    # CPython compiles `m.f()` without its method call optimisation where `m` is imported at
+    # module level: the modules the function names, imported (the module is only compiled)
+    imports = [ast.Import([ast.alias(n, **at)], **at) for n in sorted(_names(code))
+               if type(module_names.get(n)) is type(ast)]
+    tree = ast.Module(body=[*imports, outer], type_ignores=[])
+    flags = 0
+    for feature in __future__.all_feature_names:
+        flags |= getattr(__future__, feature).compiler_flag
+    try:
+        module = compile(tree, code.co_filename, "exec", flags=code.co_flags & flags,
+                         dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError):
+        return False
+    found = _nested(module, code.co_name)
+    return found is not None and _same_code(found, code) or _assert_rewritten(code)
+
+
+def _assert_rewritten(code: CodeType) -> bool:
+    """Was the function's module rewritten by pytest, whose asserts set locals `@py_assert…`
+    and call `@pytest_ar`? Its other statements are the text's: it is lowered as before."""
+    return any(n.startswith("@py") for c in (code.co_varnames, code.co_names) for n in c)
+
+
+def _names(code: CodeType) -> set[str]:
+    names, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        names.update(c.co_names)
+        todo.extend(k for k in c.co_consts if isinstance(k, CodeType))
+    return names
+
+
+def _instructions(code: CodeType) -> list[tuple[str, object]]:
+    """code's instructions as (name, argument), jump targets as instruction indices, and a
+    method's load as an attribute's (a module bound otherwise than by an import statement
+    compiles as one imported)."""
+    import dis
+    ins = list(dis.get_instructions(code))
+    index = {i.offset: k for k, i in enumerate(ins)}
+    return [("LOAD_ATTR" if i.opname == "LOAD_METHOD" else i.opname,
+             index.get(i.argval) if i.opcode in dis.hasjrel or i.opcode in dis.hasjabs
+             else i.argval if not isinstance(i.argval, CodeType) else None)
+            for i in ins]
+
+
+def _nested(code: CodeType, name: str) -> CodeType | None:
+    """The code object named `name` two levels down (module -> outer -> the function)."""
+    for outer in code.co_consts:
+        if isinstance(outer, CodeType):
+            for c in outer.co_consts:
+                if isinstance(c, CodeType) and c.co_name == name:
+                    return c
+    return None
+
+
+def _same_code(a: CodeType, b: CodeType) -> bool:
+    """Is `a` (compiled from the text) `b` (the original)? b's names, locals and constants
+    may go on past a's: those of unreachable code after the last line an instruction comes
+    from, which the text was cut before (see the module docstring)."""
+    if (a.co_freevars, a.co_cellvars) != (b.co_freevars, b.co_cellvars) or \
+            any(x != y[:len(x)] for x, y in ((a.co_names, b.co_names),
+                                              (a.co_varnames, b.co_varnames))) or \
+            len(a.co_consts) > len(b.co_consts) or \
+            a.co_code != b.co_code and _instructions(a) != _instructions(b):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if isinstance(x, CodeType) and isinstance(y, CodeType):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or repr(x) != repr(y) and not (
+                type(x) is str and _unindented(x) == _unindented(y)):
+            return False
+    return True
+
+
+def _unindented(s: str) -> str:
+    # a method's text is dedented to be parsed, and its multi-line strings with it
+    return "\n".join(line.lstrip(" \t") for line in s.split("\n"))
 
 
 def definition_lines(pyfunc) -> str | None:

@@ -9,6 +9,7 @@ import functools
 
 import pytest
 
+from tierjit.errors import Unsupported
 from tierjit.frontend import astlock, function_ast, lower, source
 from tierjit.ir.ops import Op
 
@@ -101,3 +102,48 @@ def test_decorators_and_methods():
 @pytest.mark.parametrize("fn", [lambda x: x + 1, len])
 def test_no_lines_from_the_code_object(fn):
     assert source.definition_lines(fn) is None
+
+
+def test_a_file_edited_after_loading_is_not_lowered(tmp_path, monkeypatch):
+    """The text is read when the function is lowered, maybe long after the module was
+    loaded: a file edited since holds other code than the one that runs (here x + 1000 in
+    place of x + 1, the same lines), so the function stays CPython's, for every tier."""
+    import importlib
+    import sys
+
+    import tierjit
+    path = tmp_path / "edited_module.py"
+    path.write_text("def f(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("edited_module")
+    try:
+        path.write_text("def f(x):\n    return x + 1000\n")
+        with pytest.raises(Unsupported, match="not the code that runs"):
+            function_ast(mod.f)
+        for tier in ("interp", "baseline", "opt"):
+            assert tierjit.jit(mod.f, tier=tier)(1) == 2
+        assert "not the code that runs" in tierjit.explain(tierjit.jit(mod.f, tier="opt"))
+    finally:
+        sys.modules.pop("edited_module", None)
+
+
+def outer_with_cells(k):
+    import math
+
+    def inner(x):
+        """A docstring
+        over lines."""
+        return math.floor(x * k) + inner_calls(x)
+    return inner
+
+
+def inner_calls(x):
+    return 0 if x < 1 else inner_calls(x - 1) + 1
+
+
+@pytest.mark.parametrize("fn", [outer_with_cells(3), inner_calls, Holder.method, decorated.__wrapped__,
+                                ends_in_a_comprehension, ends_in_a_nested_function])
+def test_unedited_definitions_are_the_code_that_runs(fn):
+    """Closures, recursion, methods (their text dedented), decorators, nested code objects,
+    modules used as `m.f()`: the definition compiles to the very code."""
+    assert function_ast(fn).name == fn.__name__
