@@ -170,8 +170,8 @@ def exceptions():
 
 
 def adaptive():
-    heading("(d) adaptive tiering: horner(c, 0.999) runs cold until hot, then native")
-    c = np.random.default_rng(7).random(20_000)     # too few to predict a long call
+    heading("(d) adaptive tiering: horner(c, 0.999) runs baseline code at once, LLVM's once hot")
+    c = np.random.default_rng(7).random(100_000)    # enough to predict long calls
     held = horner                   # the object every caller holds
     calls, start = [], time.perf_counter()
     while len(calls) < 400 and time.perf_counter() - start < 15.0:
@@ -183,11 +183,12 @@ def adaptive():
             break                   # two calls after the switch are enough
     cold = [dt for dt, was in calls if was == "Shim"]
     print(f"   calls 1-{len(cold)}: {min(cold) * 1e3:.1f} to {max(cold) * 1e3:.1f} ms each, "
-          f"cold: tier 0, {osr_count('horner')} of them moving into native code mid-loop "
-          f"(OSR); once they had taken 5 ms in all: hot, queued for the compiler thread")
+          f"cold, but {len(c):,} elements predict long calls: baseline code (copy-and-patch), "
+          f"built by the first call and run from the start; once they had taken 5 ms in all: "
+          f"hot, queued for the compiler thread")
     if len(cold) < len(calls):
         hot = [dt for dt, was in calls if was != "Shim"]
-        print(f"   calls {len(cold) + 1}-{len(calls)}: {min(hot) * 1e3:.2f} ms each, native "
+        print(f"   calls {len(cold) + 1}-{len(calls)}: {min(hot) * 1e3:.2f} ms each, LLVM's "
               f"code; the same object: {held is horner}, now a "
               f"{type(horner).__module__}.{type(horner).__qualname__}")
     ev = compile_event("horner")
