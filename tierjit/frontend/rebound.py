@@ -34,12 +34,14 @@ _TARGET = r"[\w \t,()\[\]*.]*"
 # number from a global, not at every first call's import of the front end (~0.5 ms).
 _HEADER = r"[ \t]*(async[ \t]+def|def|class|for|async[ \t]+for|while)\b"
 _DEF = r"[ \t]*(?:async[ \t]+)?def\b"
+_DEF_OR_CLASS = r"[ \t]*(?:async[ \t]+)?(?:def|class)\b"
 
 
 def _assigned(target: str) -> str:
     """A pattern for a line assigning to the escaped `target` (also augmented, as one of
-    several targets, after `if c:` or `x = 1;` on the same line)."""
-    return (rf"(?:.*[:;])?[ \t]*{_TARGET}\b{target}\b{_TARGET}"
+    several targets, of a chain `a = target = ...`, after `if c:` or `x = 1;` on the same
+    line)."""
+    return (rf"(?:.*[:;])?[ \t]*(?:{_TARGET}=(?!=)[ \t]*)*{_TARGET}\b{target}\b{_TARGET}"
             r"(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 
 
@@ -73,11 +75,19 @@ def rebinding_line(pyfunc, name: str) -> int | None:
         if key in m.answers:
             return m.answers[key]
     if cell:
-        first = code.co_firstlineno - 1
-        scope = _enclosing_def(lines, first) if first < len(lines) else None
-        line = None if scope is None else _rebinding(lines, name, *scope)
+        # the scope the cell belongs to: the innermost enclosing function that binds it
+        line, first = None, code.co_firstlineno - 1
+        while 0 <= first < len(lines):
+            scope = _enclosing_def(lines, first)
+            if scope is None:
+                break
+            line, bound = _rebinding(lines, name, *scope)
+            if bound:
+                break
+            first = scope[3]
     else:
-        line = _rebinding(lines, name, 0, len(lines), 0, None)
+        line, _ = _rebinding(lines, name, 0, len(lines), 0, None,
+                             _star_exporters(lines, name))
     with _LOCK:
         m.answers[key] = line
     return line
@@ -90,49 +100,77 @@ def attribute_rebinding(pyfunc, module, dotted: str, attr: str) -> str | None:
     packages). "line L" or "line L of FILE"; None when neither shows."""
     code = pyfunc.__code__
     lines = linecache.getlines(code.co_filename, pyfunc.__globals__)
-    assigns = re.compile(_assigned(re.escape(dotted)))
-    for k, text in enumerate(lines):
-        if dotted in text and assigns.match(text):
-            return f"line {k + 1}"
+    # the module under any name the reading module has for it (`import cfg as c`: c.N = ...)
+    names = {dotted} | {f"{k}.{attr}" for k, v in pyfunc.__globals__.items() if v is module}
+    for spelled in names:
+        assigns = re.compile(_assigned(re.escape(spelled)))
+        for k, text in enumerate(lines):
+            if spelled in text and assigns.match(text):
+                return f"line {k + 1}"
     path = getattr(module, "__file__", None)
     if not isinstance(path, str) or not path.endswith(".py") or "-packages" in path \
             or path.startswith((sys.prefix, sys.base_prefix)):
         return None
     mlines = linecache.getlines(path, module.__dict__)
-    line = _rebinding(mlines, attr, 0, len(mlines), 0, None) if mlines else None
+    line = _rebinding(mlines, attr, 0, len(mlines), 0, None)[0] if mlines else None
     return None if line is None else f"line {line} of {os.path.basename(path)}"
 
 
 def _rebinding(lines: list[str], name: str, lo: int, hi: int, body: int,
-               header: int | None) -> int | None:
-    """The line of lines[lo:hi], the body of a scope whose statements are indented by
-    `body` (lines[header] its `def`, None for a module), that binds `name` again."""
+               header: int | None, stars: str = "") -> tuple[int | None, bool]:
+    """(the line of lines[lo:hi], the body of a scope whose statements are indented by
+    `body` (lines[header] its `def`, None for a module), that binds `name` again, or None;
+    whether the scope binds it at all). `stars`: a pattern for the modules whose `import *`
+    binds the name (_star_exporters)."""
     n = re.escape(name)
     binds = re.compile(
         _assigned(n)                                            # name = ..., a, name += ...
         + rf"|[ \t]*{n}[ \t]*:|.*\b{n}[ \t]*:="                  # name: T = ..., name := ...
         rf"|[ \t]*(?:async[ \t]+)?for\b[^:=]*?\b{n}\b[^:]*?\bin\b"       # for name in
-        rf"|.*(?:\bas[ \t]+{n}\b|\b(?:import|del)\b[^#]*\b{n}\b)")
+        rf"|[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+{n}\b"         # def name, class name
+        rf"|[ \t]*case\b[^#]*\b{n}\b"                              # a pattern capturing it
+        rf"|.*(?:\bas[ \t]+\(?[\w \t,()]*\b{n}\b|\b(?:import|del)\b[^#]*\b{n}\b)"
+        + (rf"|[ \t]*from[ \t]+(?:{stars})[ \t]+import[ \t]*\*" if stars else ""))
     declares = re.compile(rf"[ \t]*(?:global|nonlocal)\b[^;#]*\b{n}\b")
-    word = re.compile(rf"\b{n}\b")
+    word = re.compile(rf"\b{n}\b|import[ \t]*\*" if stars else rf"\b{n}\b")
     sites = [header + 1] if header is not None and word.search(lines[header]) else []
     for k in range(lo, hi):
         text = lines[k]
-        if name not in text or not word.search(text):
+        if (name not in text and not stars) or not word.search(text):
             continue
+        j = k
+        while text.rstrip().endswith("\\") and j + 1 < hi:   # a continued line: joined
+            j += 1
+            text = text.rstrip()[:-1] + " " + lines[j]
         if declares.match(text):
-            return k + 1
+            return k + 1, True
         if not binds.match(text):
             continue
         scope = _enclosing(lines, k, lo, body)
         if scope == "function":
             continue
-        if scope == "loop" or re.match(_HEADER, text):    # in a loop, or a for loop's target
-            return k + 1
+        if scope == "loop" or re.match(_HEADER, text) and not re.match(_DEF_OR_CLASS, text):
+            return k + 1, True                            # in a loop, or a for loop's target
         sites.append(k + 1)
         if len(sites) > 1:
-            return sites[1]
-    return None
+            return sites[1], True
+    return None, bool(sites)
+
+
+def _star_exporters(lines: list[str], name: str) -> str:
+    """A pattern for the modules whose `from m import *` in lines binds `name` (those
+    imported already: the module that has the line ran it), or ""."""
+    found = []
+    for text in lines:
+        if "import" in text and "*" in text:
+            m = re.match(r"[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*\*", text)
+            mod = sys.modules.get(m.group(1)) if m else None
+            if mod is not None:
+                public = getattr(mod, "__all__", None)
+                if name in public if public is not None else \
+                        name in vars(mod) and not name.startswith("_"):
+                    found.append(re.escape(m.group(1)))
+    return "|".join(found)
 
 
 def _enclosing(lines: list[str], k: int, lo: int, body: int) -> str:

@@ -71,6 +71,55 @@ def test_bound_again_after_a_colon_or_a_semicolon():
         assert rebinding_line(ns["f"], "N") == 7, rebinding
 
 
+def test_bound_again_by_other_statements():
+    """Binding forms a line-by-line pattern missed: the second target of a chain, a tuple
+    after `as`, a continued line, a def or class, a match capture."""
+    for second, line in (("J = A = 10", 6), ("with contextlib.nullcontext((1, 2)) as (q, A):\n    pass", 6),
+                         ("A \\\n    = 12", 6), ("def A():\n    pass", 6),
+                         ("class A:\n    pass", 6),
+                         ("match 5:\n    case A:\n        pass", 7)):
+        source = "import contextlib\nA = 1\n\ndef f(x):\n    return x * A\n" + second + "\n"
+        ns = module(source, f"forms-{line}-{len(second)}")
+        assert rebinding_line(ns["f"], "A") == line, second
+
+
+def test_bound_by_a_star_import_and_again():
+    ns = module("""
+        from math import *
+
+        def f(x):
+            return x * tau
+
+        tau = 6
+        """, "star")
+    assert rebinding_line(ns["f"], "tau") == 7          # math's tau, then this one
+    ns = module("""
+        from math import *
+
+        def f(x):
+            return x * N
+
+        N = 6
+        """, "star-other")
+    assert rebinding_line(ns["f"], "N") is None         # math has no N
+
+
+def test_closure_variable_bound_again_two_scopes_out():
+    ns = module("""
+        def outer():
+            k = 1
+
+            def mid():
+                def f(x):
+                    return x * k
+                return f
+            f = mid()
+            k = 5
+            return f
+        """, "grandparent")
+    assert rebinding_line(ns["outer"](), "k") == 10
+
+
 def test_a_module_level_for_target():
     ns = module("""
         I = 0
@@ -212,6 +261,15 @@ def test_module_attribute_assigned_by_the_reading_module():
             cfg.N = v
         """, "attr-assigned")
     ns["cfg"] = cfg
+    assert attribute_rebinding(ns["f"], cfg, "cfg.N", "N") == "line 6"
+    ns = module("""
+        def f(x):
+            return x * cfg.N
+
+        def set_n(v):
+            c.N = v
+        """, "attr-alias")
+    ns["cfg"] = ns["c"] = cfg                              # import cfg; import cfg as c
     assert attribute_rebinding(ns["f"], cfg, "cfg.N", "N") == "line 6"
 
 
