@@ -51,6 +51,8 @@ class Resolved:
 def classify(obj: Any, name: str) -> Resolved:
     from ..runtime.dispatch import Dispatcher, dispatcher_of   # late: avoids an import cycle
 
+    if isinstance(obj, types.ModuleType):      # (not asked for a dispatcher: its __getattr__)
+        return Resolved("module", obj, obj.__name__)
     d = dispatcher_of(obj)
     if isinstance(d, Dispatcher):
         return Resolved("jit", d, name)
@@ -58,8 +60,6 @@ def classify(obj: Any, name: str) -> Resolved:
         return Resolved("builtin", obj, name)
     if obj is range or obj is enumerate or obj is zip:
         return Resolved("iterable", obj, obj.__name__)
-    if isinstance(obj, types.ModuleType):
-        return Resolved("module", obj, obj.__name__)
     if isinstance(obj, type) and issubclass(obj, BaseException):
         return Resolved("exception", obj, obj.__name__)
     if isinstance(obj, CONSTANT_TYPES):
@@ -120,9 +120,12 @@ def unchanged(fn, seen: dict[str, Any]) -> bool:
 
 
 def resolve_attr(base: Resolved, attr: str) -> Resolved | None:
+    """A module's attribute, from its __dict__ alone (None when it is not there): one its
+    __getattr__ (PEP 562) or its type computes is computed when the line runs — reading it
+    now could warn, import, or give a value later reads would not — so it is not compiled."""
     if base.kind != "module":
         return None
-    obj = getattr(base.obj, attr, _MISSING)
+    obj = vars(base.obj).get(attr, _MISSING)
     if obj is _MISSING:
         return None
     r = classify(obj, attr)

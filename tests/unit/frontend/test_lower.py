@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import math
 import textwrap
 from math import sqrt
@@ -334,3 +335,27 @@ def test_every_instruction_carries_a_line_of_the_function():
     fn = lower(loops_and_branches)
     lines, first = inspect.getsourcelines(loops_and_branches)
     assert {i.line for i in _ops(fn)} <= set(range(first + 1, first + len(lines)))
+
+
+def test_module_getattr_is_not_run_by_the_compiler():
+    """An attribute a module's __getattr__ (PEP 562) computes is computed when the line runs:
+    lowering must not ask for it (a warning, an import, a value later reads would not give),
+    nor ask the module for a dispatcher; the function stays CPython's."""
+    import types
+
+    import tierjit
+    asked = []
+    lazy = types.ModuleType("lazy_cfg")
+    lazy.__getattr__ = lambda name: asked.append(name) or 7
+    ns = {"lazy_cfg": lazy}
+    source = ("def f(x, legacy):\n"
+              "    if legacy:\n"
+              "        return x * lazy_cfg.OLD_SCALE\n"
+              "    return x * 2\n")
+    linecache.cache["<lazy getattr test>"] = (len(source), None, source.splitlines(True),
+                                              "<lazy getattr test>")
+    exec(compile(source, "<lazy getattr test>", "exec"), ns)    # noqa: S102
+    f = tierjit.jit(ns["f"], tier="opt")
+    assert f(3, False) == 6 and asked == []
+    assert "line 3: attribute '.OLD_SCALE'" in tierjit.explain(f)
+    assert f(3, True) == 21 and asked == ["OLD_SCALE"]
