@@ -136,6 +136,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                             and code.co_kwonlyargcount == 0 and code.co_posonlyargcount == 0
                             and not py_func.__defaults__)
         self._signature = None               # inspect.Signature, only when binding is needed
+        self._signature_of: tuple = ()        # the defaults it was made with
         self._ir = None
         self._ir_error: Unsupported | None = None
         self.specs: dict[tuple[Type, ...], Specialisation] = {}
@@ -528,9 +529,11 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         them (a TypeError, *args, **kwargs, keyword-only parameters)."""
         if not kwargs and self._simple_sig:
             return args if len(args) == self._nparams else None
-        if self._signature is None:
-            import inspect
-            self._signature = inspect.signature(self.py_func)
+        f = self.py_func
+        if self._signature is None or self._signature_of != (f.__defaults__, f.__kwdefaults__):
+            import inspect                       # (its defaults replaced: made again)
+            self._signature = inspect.signature(f)
+            self._signature_of = (f.__defaults__, f.__kwdefaults__)
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError:

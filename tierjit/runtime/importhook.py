@@ -17,7 +17,7 @@ jitted: their first argument is an object, which tierjit does not compile.
 What stays the same: `__name__`, `__qualname__`, `__doc__`, `__module__`, `__wrapped__`,
 `inspect.signature`, pickling by qualified name, and `__code__`, `__globals__`, `__defaults__`,
 `__kwdefaults__`, `__closure__`, `__annotations__` for reading (see `jit_for_run`). What does
-not: `type(f)` and `inspect.isfunction(f)`; assigning `f.__defaults__`/`f.__code__`; a cold
+not: `type(f)` and `inspect.isfunction(f)`; assigning `f.__code__`; a cold
 call adds a Python frame (a recursion without loops goes straight, runtime.straight, and
 native calls add none); frames of the call path are removed from tracebacks (see
 `tierjit.runtime.tracebacks`).

@@ -144,8 +144,10 @@ class Shim:
 # The function's metadata, the dispatcher's own copies (its repr, pickling by qualified name).
 _METADATA = frozenset(("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"))
 # What the compiled code was made from: assigning it would leave that code behind.
-_FIXED = frozenset(("__code__", "__defaults__", "__kwdefaults__", "__closure__", "__globals__",
-                    "py_func"))
+_FIXED = frozenset(("__code__", "__closure__", "__globals__", "py_func"))
+# The original's, where calls are bound (dispatch._positional); also the dispatcher's copies
+# that `tierjit run` gives it (runtime.importhook).
+_DEFAULTS = frozenset(("__defaults__", "__kwdefaults__"))
 
 class Forwarded(str):
     """A type-dict string that reads as the dispatcher's attribute `attribute` on instances."""
@@ -196,6 +198,8 @@ def _setattr(self, name: str, value: object) -> None:
             f"decorating it")
     else:
         setattr(d.py_func, name, value)
+        if name in _DEFAULTS and name in vars(d):
+            setattr(d, name, value)
 
 
 def _delattr(self, name: str) -> None:

@@ -158,6 +158,19 @@ def _poly(x):
 
 
 @pytest.mark.parametrize("tier", ["auto", "interp", "baseline", "opt"])
+def test_new_defaults_apply_to_the_calls_that_follow(tier):
+    def scaled(x, k=2):
+        return x * k
+
+    f = tierjit.jit(scaled, tier=tier)
+    assert f(5) == 10
+    f.py_func.__defaults__ = (100,)
+    assert f(5) == 500
+    f.__defaults__ = (7,)
+    assert f(5) == 35 and scaled.__defaults__ == (7,)
+
+
+@pytest.mark.parametrize("tier", ["auto", "interp", "baseline", "opt"])
 def test_function_attributes_are_the_programs_own(tier):
     """`f.calls = []` on a jitted function is the program's attribute, as on a function: it
     used to replace the dispatcher's field of that name, and every later call raised."""
