@@ -55,8 +55,11 @@ def jit(fn: "Callable | None" = None, *, tier: str = "auto"):
         d = dispatcher_of(fn)
         if d is not None:
             fn = d.py_func
-        if not callable(fn) or not hasattr(fn, "__code__"):
-            raise TypeError(f"tierjit.jit: expected a Python function, got {type(fn).__name__}")
+        if type(fn) is not _FunctionType:
+            what = "a bound method (tierjit compiles functions of numbers and arrays: a " \
+                "method's first argument is an object)" if hasattr(fn, "__self__") and \
+                hasattr(fn, "__func__") else type(fn).__name__
+            raise TypeError(f"tierjit.jit: expected a Python function, got {what}")
     return Dispatcher(fn, tier).entry
 
 

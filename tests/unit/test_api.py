@@ -78,15 +78,17 @@ def test_bad_tier_names_the_allowed_values(make):
 
 
 class NotAFunction:
-    pass
+    def method(self, x):
+        return x
 
 
 @pytest.mark.parametrize("obj", [42, "f", len, NotAFunction, functools.partial(plain, 1),
-                                 np.sin], ids=["int", "str", "builtin", "class", "partial",
-                                               "ufunc"])
-def test_jit_of_a_non_function_is_a_type_error(obj):
+                                 np.sin, NotAFunction().method],
+                         ids=["int", "str", "builtin", "class", "partial", "ufunc", "method"])
+@pytest.mark.parametrize("tier", ["auto", "opt"])
+def test_jit_of_a_non_function_is_a_type_error(obj, tier):
     with pytest.raises(TypeError, match="expected a Python function"):
-        tierjit.jit(obj)
+        tierjit.jit(obj, tier=tier)
 
 
 # -- explain ------------------------------------------------------------------------------------
