@@ -231,3 +231,24 @@ def test_a_function_getting_hot_imports_little_on_the_programs_thread():
                          text=True, timeout=60, check=True)
     heavy = {"dataclasses", "inspect", "ast", "dis", "re", "numpy", "llvmlite"}
     assert not heavy & set(eval(out.stdout)), out.stdout
+
+
+def _is_three(x, y):
+    return x is y                            # typing fails here, in the callee
+
+
+_jitted_is_three = tierjit.jit(_is_three, tier="opt")
+
+
+def _calls_is_three(x):
+    return _jitted_is_three(x, 3)            # explain names this line, and the callee's
+
+
+def test_explain_names_the_call_line_and_the_callees_own():
+    import inspect
+    f = tierjit.jit(_calls_is_three, tier="opt")
+    assert f(1) is False
+    call = inspect.getsourcelines(_calls_is_three)[1] + 1
+    inner = inspect.getsourcelines(_is_three)[1] + 1
+    assert (f"line {call}: the call of jitted _is_three (its line {inner}): 'is' between"
+            in tierjit.explain(f))

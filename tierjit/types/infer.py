@@ -123,6 +123,12 @@ def _result(ins, typer: CallTyper) -> Type | None:
     try:
         return result_type(ins.op, [a.type for a in ins.args], ins.attr, typer)
     except Unsupported as e:
+        if ins.op is _CALL_JIT:
+            # what keeps the callee out is on a line of its own (maybe in another file):
+            # said as such, at the line of the call
+            at = f" (its line {e.line})" if e.line else ""
+            raise Unsupported(f"the call of jitted {ins.attr.__qualname__}{at}: {e.construct}",
+                              ins.line, e.detail or format_instr(ins)) from None
         e.line = e.line or ins.line
         if not e.detail:
             e.detail = format_instr(ins)
