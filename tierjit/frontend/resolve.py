@@ -62,8 +62,9 @@ def classify(obj: Any, name: str) -> Resolved:
         return Resolved("iterable", obj, obj.__name__)
     if isinstance(obj, type) and issubclass(obj, BaseException):
         return Resolved("exception", obj, obj.__name__)
-    if isinstance(obj, CONSTANT_TYPES):
-        return Resolved("const", obj, name)
+    if isinstance(obj, CONSTANT_TYPES) and (type(obj) in CONSTANT_TYPES
+                                            or type(obj).__module__ == "numpy"):
+        return Resolved("const", obj, name)       # (not an IntEnum member: "other")
     for fname in dir(math):
         if getattr(math, fname) is obj and callable(obj):
             return Resolved("math", obj, fname)

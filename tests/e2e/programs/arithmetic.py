@@ -150,21 +150,28 @@ PROGRAMS = [
         """, each(1.5, 2, True, -0.0)),
     # number subclasses as free names: tier 0 spelled an np.float64 constant as its repr,
     # `np.float64(0.1)`, a name its namespace lacks (NameError, also at every deopt)
-    program("global_number_subclass_constants", """
-        import enum
+    program("global_numpy_scalar_constant", """
         import numpy as np
 
-        class Mode(enum.IntEnum):
-            FAST = 3
-
         S = np.float64(0.1)
-        M = Mode.FAST
 
         @jit
         def f(a, i):
             t = 0.0
             for j in range(a.shape[0]):
                 t += S * a[j]
-            return t + a[i] * S, t * M
+            return t + a[i] * S, t
         """, [(np.arange(5.0), 1), (np.arange(5.0), 7), (np.arange(3.0), -1)]),
+    program("global_int_enum_constant", """
+        import enum
+
+        class Mode(enum.IntEnum):
+            FAST = 3
+
+        M = Mode.FAST
+
+        @jit
+        def f(x):
+            return x * M, M + 1, type(M + 1) is int
+        """, each(2, 2.5, True)),
 ]

@@ -6,6 +6,7 @@ test finds that line in this file, so moving code around never breaks a test.
 
 from __future__ import annotations
 
+import enum
 import inspect
 import math
 
@@ -304,6 +305,17 @@ def assert_non_constant_message(x):
     return x
 
 
+class _Mode(enum.IntEnum):
+    FAST = 3
+
+
+_SCALE = _Mode.FAST
+
+
+def int_enum_global(x):
+    return x * _SCALE  # <-
+
+
 def import_statement(x):
     import os  # noqa: F401  # <-
     return x
@@ -384,6 +396,7 @@ CASES = [
     (raise_keyword_argument, ["exception", "keyword"]),
     (assert_non_constant_message, ["assert message", "not a constant"]),
     (import_statement, ["Import"]),
+    (int_enum_global, ["use of '_SCALE'", "_Mode"]),
     (assign_to_attribute, ["assignment", "Attribute"]),
     (may_be_unbound, ["'y'", "before it is assigned"]),
     (loop_variable_after_the_loop, ["'i'", "before it is assigned"]),
