@@ -520,52 +520,6 @@ def test_array_results_are_new_references(tmp_path):
         assert tierjit.runtime.dispatch.dispatcher_of(f).latest().tier == "baseline"
 
 
-SPIN = '''
-import sys, time
-import tierjit
-
-@tierjit.jit(tier="baseline")
-def spin(n):
-    s = 0
-    for i in range(n):
-        s = (s + i * 7) % 1000003
-    return s
-
-spin(10)
-print("ready", flush=True)
-try:
-    spin(10 ** 13)
-except KeyboardInterrupt:
-    print("interrupted", time.perf_counter(), flush=True)
-    sys.exit(0)
-print("finished?!", flush=True)
-'''
-
-
-def test_ctrl_c_interrupts_a_baseline_loop(tmp_path):
-    """Loop back edges poll for signals (the poll stencil): KeyboardInterrupt propagates out
-    of baseline code as from CPython."""
-    import os
-    import signal
-    import subprocess
-    import time
-
-    path = tmp_path / "spin.py"
-    path.write_text(SPIN)
-    proc = subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "ready"
-        time.sleep(0.3)
-        sent = time.perf_counter()
-        os.kill(proc.pid, signal.SIGINT)
-        line = proc.stdout.readline().split()
-        assert proc.wait(timeout=10) == 0
-    finally:
-        proc.kill()
-    assert line[0] == "interrupted"
-    assert float(line[1]) - sent < 0.1
-
-
 def test_fused_multiply_add_and_mixed_int_float_ops_match_python():
     """muladd/addmul (a product used only by the next addition) and float ops with an int
     operand converted in the stencil: overflow of either step deoptimises to before the
