@@ -65,11 +65,12 @@ RECURSION = SCRIPT.replace(
     "def spin(a, n):\n    s = 0\n    LOOP\n    return s",
     "def spin(a, n):\n    if n < 2:\n        return n\n"
     "    return spin(a, n // 2) + spin(a, n - n // 2)")
-RECURSIONS = {"recursion": RECURSION.replace('tier="opt"', 'tier="baseline"'),
+# whole scripts, beside LOOPS's loops in the LLVM tier
+SCRIPTS_OF = {"recursion": RECURSION.replace('tier="opt"', 'tier="baseline"'),
               "recursion-llvm": RECURSION,
               # baseline code's loops poll at their back edges (the poll stencil)
-              "pure-baseline": SCRIPT.replace("LOOP", LOOPS["pure"]).replace('tier="opt"',
-                                                                             'tier="baseline"')}
+              "pure-baseline": SCRIPT.replace("LOOP", LOOPS["pure"]).replace(
+                  'tier="opt"', 'tier="baseline"')}
 
 
 def _waited(pid: int) -> float:
@@ -81,10 +82,10 @@ def _waited(pid: int) -> float:
         return 0.0
 
 
-@pytest.mark.parametrize("loop", sorted(LOOPS) + sorted(RECURSIONS))
+@pytest.mark.parametrize("loop", sorted(LOOPS) + sorted(SCRIPTS_OF))
 def test_ctrl_c_interrupts_a_native_loop(tmp_path, loop):
     path = tmp_path / "spin.py"
-    path.write_text(RECURSIONS[loop] if loop in RECURSIONS
+    path.write_text(SCRIPTS_OF[loop] if loop in SCRIPTS_OF
                     else SCRIPT.replace("LOOP", LOOPS[loop]))
     proc = subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE, text=True)
     try:
