@@ -252,3 +252,20 @@ def test_explain_names_the_call_line_and_the_callees_own():
     inner = inspect.getsourcelines(_is_three)[1] + 1
     assert (f"line {call}: the call of jitted _is_three (its line {inner}): 'is' between"
             in tierjit.explain(f))
+
+
+def _element(a, i):
+    return a[i]
+
+
+def test_explain_of_a_pinned_tier_has_no_specialisation_limit():
+    """max_specialisations limits tier="auto" alone: a tier="opt" function compiles every
+    signature, and explain must not say that further ones run as CPython."""
+    f = tierjit.jit(_element, tier="opt")
+    dtypes = ("float64", "float32", "int8", "int16", "int32", "int64", "uint8", "uint16",
+              "uint32", "bool")
+    for dt in dtypes:
+        assert f(np.ones(3, dt), 1) == _element(np.ones(3, dt), 1)
+    text = tierjit.explain(f)
+    assert text.count(": opt") == len(dtypes) > tierjit.config.max_specialisations
+    assert "max_specialisations" not in text

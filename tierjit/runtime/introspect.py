@@ -107,7 +107,8 @@ class Introspection:
                         f"{sum(ex.taken for ex in climb.ready)} calls")
                     lines.append(f"  {self.__name__}{_fmt_types(key)}: baseline (calls "
                                  f"predicted long run it from their start{up})")
-        if not self.cold and len(self.specs) >= _config.max_specialisations:
+        if self.tier == "auto" and not self.cold and \
+                len(self.specs) >= _config.max_specialisations:   # (only tier="auto" has one)
             lines.append(f"  further argument types run as CPython: max_specialisations="
                          f"{_config.max_specialisations} reached")
         return "\n".join(lines)
