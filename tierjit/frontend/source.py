@@ -11,6 +11,11 @@ Code that no instruction comes from can be cut off the end: a trailing `pass`, s
 unreachable statements after a `return`. What remains is the code that runs, unless the cut
 leaves something that does not parse or does not define the function; then
 `inspect.getsource` decides, as for a function whose file linecache does not have.
+
+The lines are read when the function is lowered, maybe long after its module was loaded: a
+file edited since holds other code than the one that runs. So the definition found is
+compiled and compared with the function's code object (`_compiles_to`); where they differ,
+the function is not lowered (it stays CPython's, and `explain` says why).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import ast
 import inspect
 import linecache
-from types import CodeType
+from types import CodeType, ModuleType
 
 from ..errors import Unsupported
 from . import astlock
@@ -70,7 +75,7 @@ def _compiles_to(node: ast.FunctionDef, code: CodeType, module_names: dict) -> b
     # CPython compiles `m.f()` without its method call optimisation where `m` is imported at
     # module level: the modules the function names, imported (the module is only compiled)
     imports = [ast.Import([ast.alias(n, **at)], **at) for n in sorted(_names(code))
-               if type(module_names.get(n)) is type(ast)]
+               if type(module_names.get(n)) is ModuleType]
     tree = ast.Module(body=[*imports, outer], type_ignores=[])
     flags = 0
     for feature in __future__.all_feature_names:

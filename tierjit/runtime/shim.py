@@ -149,6 +149,7 @@ _FIXED = frozenset(("__code__", "__closure__", "__globals__", "py_func"))
 # that `tierjit run` gives it (runtime.importhook).
 _DEFAULTS = frozenset(("__defaults__", "__kwdefaults__"))
 
+
 class Forwarded(str):
     """A type-dict string that reads as the dispatcher's attribute `attribute` on instances."""
 

@@ -74,7 +74,8 @@ def test_bound_again_after_a_colon_or_a_semicolon():
 def test_bound_again_by_other_statements():
     """Binding forms a line-by-line pattern missed: the second target of a chain, a tuple
     after `as`, a continued line, a def or class, a match capture."""
-    for second, line in (("J = A = 10", 6), ("with contextlib.nullcontext((1, 2)) as (q, A):\n    pass", 6),
+    for second, line in (("J = A = 10", 6),
+                         ("with contextlib.nullcontext((1, 2)) as (q, A):\n    pass", 6),
                          ("A \\\n    = 12", 6), ("def A():\n    pass", 6),
                          ("class A:\n    pass", 6),
                          ("match 5:\n    case A:\n        pass", 7)):

@@ -141,8 +141,9 @@ def inner_calls(x):
     return 0 if x < 1 else inner_calls(x - 1) + 1
 
 
-@pytest.mark.parametrize("fn", [outer_with_cells(3), inner_calls, Holder.method, decorated.__wrapped__,
-                                ends_in_a_comprehension, ends_in_a_nested_function])
+@pytest.mark.parametrize("fn", [outer_with_cells(3), inner_calls, Holder.method,
+                                decorated.__wrapped__, ends_in_a_comprehension,
+                                ends_in_a_nested_function])
 def test_unedited_definitions_are_the_code_that_runs(fn):
     """Closures, recursion, methods (their text dedented), decorators, nested code objects,
     modules used as `m.f()`: the definition compiles to the very code."""
