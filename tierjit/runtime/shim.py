@@ -73,7 +73,7 @@ class Shim:
 
     def __call__(self, /, *args: "Any", **kwargs: "Any") -> "Any":
         # The cold phase, inlined here so that a cold call costs one Python frame besides the
-        # function's own (recursion depth!) and well under a microsecond (docs/tiering.md).
+        # function's own (recursion depth!) and about a microsecond at most (docs/tiering.md).
         d = self.__tierjit_dispatcher__
         if _get_ident() == compiler_ident:
             return d.py_func(*args, **kwargs)
