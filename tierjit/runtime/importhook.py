@@ -35,9 +35,9 @@ import os
 import sys
 
 WRAP_NAME = "__tierjit_jit__"    # the decorator's name: a builtin, so no module's globals change
-# Read-only function attributes the jitted object answers like the function it wraps.
-_FUNCTION_ATTRS = ("__code__", "__globals__", "__defaults__", "__kwdefaults__", "__closure__",
-                   "__annotations__", "__builtins__")
+# Read-only function attributes the jitted object answers like the function it wraps (its
+# __defaults__ and __kwdefaults__ it answers from the function itself: runtime.shim).
+_FUNCTION_ATTRS = ("__code__", "__globals__", "__closure__", "__annotations__", "__builtins__")
 _FunctionType = type(lambda: None)
 
 

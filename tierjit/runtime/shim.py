@@ -145,8 +145,7 @@ class Shim:
 _METADATA = frozenset(("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"))
 # What the compiled code was made from: assigning it would leave that code behind.
 _FIXED = frozenset(("__code__", "__closure__", "__globals__", "py_func"))
-# The original's, where calls are bound (dispatch._positional); also the dispatcher's copies
-# that `tierjit run` gives it (runtime.importhook).
+# The original's, read and written there: calls are bound with them (dispatch._positional).
 _DEFAULTS = frozenset(("__defaults__", "__kwdefaults__"))
 
 
@@ -174,6 +173,8 @@ def _getattr(self, name: str) -> object:
         return own[name]
     if name == "__dict__":
         return own
+    if name in _DEFAULTS:
+        return getattr(d.py_func, name)
     try:
         return getattr(d, name)
     except AttributeError:
@@ -199,8 +200,6 @@ def _setattr(self, name: str, value: object) -> None:
             f"decorating it")
     else:
         setattr(d.py_func, name, value)
-        if name in _DEFAULTS and name in vars(d):
-            setattr(d, name, value)
 
 
 def _delattr(self, name: str) -> None:

@@ -13,6 +13,7 @@ import weakref
 
 import pytest
 
+import tierjit
 from tierjit.runtime import entry
 from tierjit.runtime.entry import get_slot, make_entry, reset_slot, set_slot
 
@@ -231,7 +232,7 @@ def test_attributes_come_from_the_dispatcher() -> None:
     with pytest.raises(AttributeError, match="cannot assign __code__"):
         f.__code__ = kern.__code__
     f.__defaults__ = (3,)
-    assert kern.__defaults__ == (3,)
+    assert kern.__defaults__ == (3,) == f.__defaults__
     assert "py_func" in dir(f)
     with pytest.raises(AttributeError):
         f.missing  # noqa: B018
@@ -383,3 +384,39 @@ def test_threads_calling_while_the_slot_is_swapped(kernel: int) -> None:
         sys.setswitchinterval(old)
     assert not bad
     assert counts[0] > 0 and counts[1] > 0
+
+
+def _horner3(x):
+    y = 0.0
+    for k in range(4):
+        y = y * x + k
+    return y
+
+
+@pytest.mark.parametrize("tier", ["auto", "interp", "baseline", "opt"])
+def test_new_defaults_apply_to_the_calls_that_follow(tier):
+    def scaled(x, k=2):
+        return x * k
+
+    f = tierjit.jit(scaled, tier=tier)
+    assert f(5) == 10
+    f.py_func.__defaults__ = (100,)
+    assert f(5) == 500
+    f.__defaults__ = (7,)
+    assert f(5) == 35 and scaled.__defaults__ == (7,)
+
+
+@pytest.mark.parametrize("tier", ["auto", "interp", "baseline", "opt"])
+def test_function_attributes_are_the_programs_own(tier):
+    """`f.calls = []` on a jitted function is the program's attribute, as on a function: it
+    used to replace the dispatcher's field of that name, and every later call raised."""
+    with tierjit.config.override(hot_calls=5):
+        f = tierjit.jit(_horner3, tier=tier)
+        f.calls, f.profile, f.tier, f.cold, f.counting = [], "fast", "gold", 1, "x"
+        for _ in range(20):
+            f.calls.append(f(2.0))
+        assert f.calls == [_horner3(2.0)] * 20 and (f.profile, f.tier, f.cold) == ("fast", "gold", 1)
+        assert _horner3.calls is f.calls
+        for name in ("calls", "profile", "tier", "cold", "counting"):
+            delattr(f, name)
+        assert not hasattr(_horner3, "calls") and f.__dict__ == {}

@@ -157,35 +157,6 @@ def _poly(x):
     return y
 
 
-@pytest.mark.parametrize("tier", ["auto", "interp", "baseline", "opt"])
-def test_new_defaults_apply_to_the_calls_that_follow(tier):
-    def scaled(x, k=2):
-        return x * k
-
-    f = tierjit.jit(scaled, tier=tier)
-    assert f(5) == 10
-    f.py_func.__defaults__ = (100,)
-    assert f(5) == 500
-    f.__defaults__ = (7,)
-    assert f(5) == 35 and scaled.__defaults__ == (7,)
-
-
-@pytest.mark.parametrize("tier", ["auto", "interp", "baseline", "opt"])
-def test_function_attributes_are_the_programs_own(tier):
-    """`f.calls = []` on a jitted function is the program's attribute, as on a function: it
-    used to replace the dispatcher's field of that name, and every later call raised."""
-    with tierjit.config.override(hot_calls=5):
-        f = tierjit.jit(_poly, tier=tier)
-        f.calls, f.profile, f.tier, f.cold, f.counting = [], "fast", "gold", 1, "x"
-        for _ in range(20):
-            f.calls.append(f(2.0))
-        assert f.calls == [_poly(2.0)] * 20 and (f.profile, f.tier, f.cold) == ("fast", "gold", 1)
-        assert _poly.calls is f.calls
-        for name in ("calls", "profile", "tier", "cold", "counting"):
-            delattr(f, name)
-        assert not hasattr(_poly, "calls") and f.__dict__ == {}
-
-
 def test_hot_by_time_queues_when_the_slow_call_returns():
     def slow(n):
         s = 0
