@@ -434,7 +434,11 @@ class Lowering:
             return resolve_name(self.pyfunc, node.id, self.fn.free)
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
-            return resolve_attr(base, node.attr) if base is not None else None
+            r = resolve_attr(base, node.attr) if base is not None else None
+            if r is not None:
+                self.fn.attrs[(base.obj.__name__, node.attr)] = (base.obj,
+                                                                 vars(base.obj)[node.attr])
+            return r
         return None
 
     # -- expressions --------------------------------------------------------------------

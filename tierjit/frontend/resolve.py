@@ -112,10 +112,14 @@ def resolve_name(fn, name: str, seen: dict[str, Any] | None = None) -> Resolved 
     return None if obj is _MISSING else classify(obj, name)
 
 
-def unchanged(fn, seen: dict[str, Any]) -> bool:
-    """Do the free names of `fn` still refer to the objects they did when it was lowered?"""
-    for name, obj in seen.items():
+def unchanged(fn, ir) -> bool:
+    """Do the free names of `fn` and the module attributes it reads still refer to the
+    objects they did when it was lowered as `ir` (an ir.nodes.Function)?"""
+    for name, obj in ir.free.items():
         if lookup(fn, name) is not obj:
+            return False
+    for (_, attr), (module, obj) in ir.attrs.items():
+        if vars(module).get(attr, _MISSING) is not obj:
             return False
     return True
 

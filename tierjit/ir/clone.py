@@ -16,7 +16,7 @@ def clone(fn: Function) -> Function:
 
     out = Function(fn.name, list(fn.arg_names), first_line=fn.first_line,
                    filename=fn.filename, next_value_id=fn.next_value_id, free=fn.free,
-                   module_globals=fn.module_globals)
+                   attrs=fn.attrs, osr=fn.osr, module_globals=fn.module_globals)
     bmap = {b: Block(b.id) for b in fn.blocks}
     for b in fn.blocks:
         nb = bmap[b]

@@ -58,6 +58,7 @@ def osr_function(fn: Function, point: OsrPoint) -> Function:
     those they stand for."""
     from ..frontend.ssa import remove_trivial_params, remove_unreachable
     f = clone(fn)
+    f.osr = True
     by_id = {v.id: v for v in f.values()}
     header = next(b for b in f.blocks if b.id == point.header)
     states = FrameStates(f)

@@ -128,6 +128,7 @@ class ObjectLayout(_Offsets):
         "complex_cval",     # PyComplexObject.cval (Py_complex: double real, imag)
         "tuple_ob_item",    # PyTupleObject.ob_item[0] (PyObject *[])
         "type_tp_flags",    # PyTypeObject.tp_flags (unsigned long)
+        "dict_version",     # PyDictObject.ma_version_tag (uint64): new at every change
     )
     pointer_size = 8
 
@@ -148,6 +149,7 @@ def object_layout() -> ObjectLayout:
         # PyVarObject head, then tp_name, tp_basicsize, tp_itemsize, tp_dealloc,
         # tp_vectorcall_offset and 13 more pointer-sized slots before tp_flags.
         type_tp_flags=head + 8 + 5 * 8 + 13 * 8,
+        dict_version=head + 8,          # after ma_used
     )
     _verify_object_layout(layout)
     return layout
@@ -181,6 +183,14 @@ def _verify_object_layout(lay: ObjectLayout) -> None:
         "type_tp_flags": read(ctypes.c_ulong, float, lay.type_tp_flags) == float.__flags__
         and read(ctypes.c_ulong, tuple, lay.type_tp_flags) == tuple.__flags__,
     }
+    d: dict = {}
+    tags = [read(ctypes.c_uint64, d, lay.dict_version)]
+    for value in (1, 2, 2):
+        d["x"] = value
+        tags.append(read(ctypes.c_uint64, d, lay.dict_version))
+    # a new tag when a value changes, the same one when the same object is stored again
+    checks["dict_version"] = (read(ctypes.c_ssize_t, d, lay.head_size) == 1
+                              and tags[0] != tags[1] != tags[2] == tags[3] != 0)
     bad = [name for name, ok in checks.items() if not ok]
     if bad:
         raise LayoutError(f"unexpected CPython object layout for {', '.join(bad)}")

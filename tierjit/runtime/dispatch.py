@@ -75,7 +75,8 @@ class Specialisation:
 
     __slots__ = ("arg_types", "typed", "tier0", "native", "tier", "reason", "resumes",
                  "deopts", "core_cell", "requested", "built", "gave_up", "error", "installed",
-                 "deopt_count", "queued_at", "values", "value_spec", "avoid", "replaced")
+                 "deopt_count", "queued_at", "values", "value_spec", "avoid", "replaced",
+                 "guard")
 
     def __init__(self, arg_types: "tuple[Type, ...]") -> None:
         self.arg_types = arg_types
@@ -104,6 +105,9 @@ class Specialisation:
         # in an earlier one (passes.pipeline), and whether a successor is being built.
         self.avoid: frozenset = frozenset()
         self.replaced = False
+        # tier="interp": what tier 0's calls check first (runtime/names.py; native code
+        # checks at its own entry)
+        self.guard: Any = None
 
     @property
     def runs_native(self) -> bool:
@@ -147,6 +151,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         self._pending: set[_Build] = set()   # queued builds (set add/discard are atomic)
         self.compiles = 0
         self.compile_seconds = 0.0
+        self.rebound_why: str | None = None  # runtime/names.py: a free name bound again
 
     # -- compilation ----------------------------------------------------------------------
     def untyped_ir(self):
@@ -212,6 +217,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 spec.typed = replace(typed, fn=optimise(clone(typed.fn), spec.avoid))
                 spec.tier0 = _tier0(self, spec.typed.fn, now=self.tier == "interp")
                 spec.tier = "interp"
+                if self.tier == "interp":
+                    from .names import guard_for
+                    spec.guard = guard_for(self, spec.typed.fn)
                 front = _clock() - start
                 if self.tier != "interp":
                     self._compile_native(spec)
@@ -323,7 +331,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         """Point the entry's dispatch slot at spec's native code (the tier-up event)."""
         from . import entry as _entry
         from .events import record
-        if not spec.runs_native:
+        if not spec.runs_native or self.rebound_why is not None:
             return
         try:
             ok = _entry.install(self.entry, spec.native.entry_address)
@@ -403,6 +411,32 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             superseded(self, spec.arg_types, False)
         record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                owner=self, reason=why)
+
+    def rebound(self, why: str, line: int = 0) -> None:
+        """A free name no longer names what this function's compiled code baked in
+        (runtime/names.py): none of it runs again — native code, tier 0, counting tier 0,
+        baseline code — and the function runs as CPython, `explain` saying why. Not under
+        the build lock (a build may hold it for milliseconds): a build finishing later is not
+        installed (`_install`), and its code's own check would refuse it anyway."""
+        from ..errors import Unsupported
+        if self.rebound_why is not None:
+            return
+        self._ir_error = Unsupported(why, line)
+        self.rebound_why = why = self._ir_error.describe()
+        self.counting = False
+        for spec in list(self.specs.values()):
+            for s in (spec, spec.value_spec):
+                if s is not None:
+                    self.give_up(s, why)
+                    s.tier, s.tier0 = "python", None
+        for code in list(self.__dict__.get("_baseline_codes", {}).values()):
+            if code is not None:
+                code.given_up = True
+        from . import entry as _entry
+        if _entry.is_entry(self.entry):
+            _entry.uninstall(self.entry)
+        from .straight import after_give_up
+        after_give_up(self)
 
     # -- calling ----------------------------------------------------------------------------
     def call(self, *args, **kwargs):
@@ -507,6 +541,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         if spec.runs_native:
             return spec.native.entry_callable(*bound)
         if spec.tier0 is not None:
+            guard = spec.guard
+            if guard is not None and not guard.current():
+                return guard(*bound)
             return spec.tier0(*bound)
         if self._ir_error is not None and self.straight is None:
             self.go_straight()                   # nothing compiles: CPython's recursion depth

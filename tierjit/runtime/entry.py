@@ -86,16 +86,17 @@ _TPFLAGS_DEFAULT = 1 << 18  # Py_TPFLAGS_HAVE_VERSION_TAG
 class _Runtime:
     """The entry type plus the addresses of its compiled slot functions (one per process)."""
 
-    __slots__ = ("clear", "forward", "stack", "straight", "type", "upgrade")
+    __slots__ = ("clear", "forward", "names", "stack", "straight", "type", "upgrade")
 
     def __init__(self, tp: type, forward: int, straight: int, clear: int, upgrade: int,
-                 stack: int) -> None:
+                 stack: int, names: int) -> None:
         self.type = tp
         self.forward = forward
         self.straight = straight
         self.stack = stack  # runtime/cstack.py: the C stack check, for the LLVM tier's entries
         self.clear = clear  # exposed for tests that exercise tp_clear directly
         self.upgrade = upgrade  # runtime/shim.py: a shim becomes an entry in place
+        self.names = names      # runtime/names.py: do free names still name the same objects?
 
 
 _runtime: _Runtime | None = None
@@ -125,7 +126,8 @@ def _build_runtime() -> _Runtime:
     address = emit.entry_type_slots(library.load(), {
         "A": SLOT_OFFSET, "B": DISPATCHER_OFFSET, "C": FALLBACK_OFFSET, "D": WEAKLIST_OFFSET,
         "E": lay.ob_type, "F": TARGET_OFFSET, "G": STRAIGHT_OFFSET, "TA": lay.ob_size,
-        "TB": lay.tuple_ob_item, "TC": lay.tuple_ob_item + lay.pointer_size})
+        "TB": lay.tuple_ob_item, "TC": lay.tuple_ob_item + lay.pointer_size,
+        "DV": lay.dict_version})
 
     class PyTypeSlot(ctypes.Structure):
         _fields_ = [("slot", ctypes.c_int), ("pfunc", ctypes.c_void_p)]
@@ -179,7 +181,7 @@ def _build_runtime() -> _Runtime:
     _install_python_level(tp)
     _freeze(tp)
     return _Runtime(tp, address["forward"], address["straight"], address["clear"],
-                    address["upgrade"], address["stack"])
+                    address["upgrade"], address["stack"], address["names"])
 
 
 def _install_python_level(tp: type) -> None:
@@ -236,6 +238,12 @@ def stack_check_address() -> int:
     another call of a jitted function may take (runtime/cstack.py); 0 with RecursionError set
     when there is none left for the call."""
     return _get_runtime().stack
+
+
+def names_check_address() -> int:
+    """Address of `int32_t names(uint64_t *table)`: 1 when the free names in the table still
+    name the objects native code baked in (runtime/names.py), else 0."""
+    return _get_runtime().names
 
 
 def forwarder_address() -> int:

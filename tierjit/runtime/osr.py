@@ -56,7 +56,7 @@ class OsrEntries:
     def __init__(self, dispatcher: "Dispatcher") -> None:
         fn = dispatcher.untyped_ir()
         self.dispatcher = dispatcher
-        self.free = fn.free
+        self.ir = fn
         self.points: dict[int, OsrPoint] = {p.header: p for p in osr_points(fn)}
         self.entries: dict[tuple, "Specialisation"] = {}
         self.baseline: dict[tuple, Any] = {}     # (header, types) -> baseline code, when built

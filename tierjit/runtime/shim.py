@@ -434,7 +434,7 @@ class ColdDispatcher:
             else:
                 return self.py_func
         if (c is False or c == "building" or kwargs or len(args) != self._nparams
-                or not _unchanged(self.py_func, c.free)):
+                or not _unchanged(self.py_func, c.ir)):
             return self.py_func
         from .osr import signature
         sig = c.current = signature(args)
@@ -506,9 +506,9 @@ compiler_ident: "int | None" = None
 _NESTED, _DEEP = 8, 48
 
 
-def _unchanged(fn: "Callable", free: dict) -> bool:
+def _unchanged(fn: "Callable", ir: "Any") -> bool:
     from ..frontend.resolve import unchanged
-    return unchanged(fn, free)
+    return unchanged(fn, ir)
 
 
 def predicts_long(args: tuple, size: "int | None") -> bool:

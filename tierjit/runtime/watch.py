@@ -69,7 +69,7 @@ class Watching:
                 code = baseline.for_long_call(self, args)
                 if code is not None:
                     from ..frontend.resolve import unchanged
-                    if unchanged(self.py_func, self.untyped_ir().free):
+                    if unchanged(self.py_func, self.untyped_ir()):
                         from .tierup import watched
                         return watched(self, code)
         if self.counting == "watching":

@@ -665,6 +665,7 @@ def compile_native(dispatcher, spec) -> NativeCode:
     import time
 
     from ...runtime import entry as entry_mod
+    from ...runtime.names import guard_for
     from .engine import compile_ir
     from .entry_wrapper import entry_function
 
@@ -695,7 +696,7 @@ def compile_native(dispatcher, spec) -> NativeCode:
         # own, which a caller embedding this core renames like the rest (calls.embed)
         cores = dict(_defined(_split(core)))
         cores.update((n, f) for n, f in _defined(mod.functions[1:]))
-        mod.functions.append(entry_function(gen, name))
+        mod.functions.append(entry_function(gen, name, guard_for(dispatcher, spec.typed.fn)))
         text = mod.text()
         cm = compile_ir(text)
     except Unsupported:

@@ -27,6 +27,7 @@ from ...errors import Unsupported
 from ...ir.ops import Op
 from ...passes.pipeline import optimise_for_baseline
 from ...runtime import entry as entry_mod
+from ...runtime.names import guard_for
 from ...types.lattice import ArrayT, Scalar, TupleT, Type
 from ..nesting import NATIVE_STACK
 from . import codemem, frame as fr, library, templates as T
@@ -412,7 +413,14 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     data = fd + consts + args_desc + res_desc
     refs = [(16, Data(c_at)), (24, Label(2)), (32, depth_stub),
             (48, Data(a_at)), (56, Data(r_at)), (64, Label(1))]
-    pieces[0] = ("entry_thunk", {"K": Data(0)})
+    guard = guard_for(dispatcher, fn)
+    if guard is None:
+        pieces[0] = ("entry_thunk", {"K": Data(0)})
+    else:               # runtime/names.py: the names check first
+        pieces[0] = ("entry_thunk_guarded", {"K": Data(0), "KT": guard.address,
+                                             "KH": id(guard)})
+        ext = dict(ext, NAMES=entry_mod.names_check_address())
+        keep.append(guard)
     pieces[1] = ("core", {"K": Data(0)})
     out = emit(lib, pieces, data, ext, refs, sel.stubs)
     _note_perf(out, dispatcher)

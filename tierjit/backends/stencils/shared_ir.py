@@ -539,7 +539,7 @@ define internal i1 @stack_ok() alwaysinline #0 {
 # function that turns a shim into an entry in place (runtime/shim.py), made once per
 # process from the library like the routines above, so that the type exists without LLVM.
 # Holes: the entry's field offsets A (slot), B (dispatcher), C (fallback), D (weakref list),
-# F (target) and G (straight calls left);
+# F (target) and G (straight calls left); a dict's version tag DV;
 # PyObject's ob_type E, a tuple's ob_size TA and its items TB, TC; the forwarder's address K,
 # None K2, &PyExc_TypeError K3 and tp_new's error message K4 (a C string). Py_IncRef and
 # Py_DecRef (not inline refcount arithmetic) keep this correct on 3.12+, where None is
@@ -593,6 +593,65 @@ fallback:
   %f = load ptr, ptr %pf, align 8
   %r2 = tail call ptr @PyObject_Vectorcall(ptr %f, ptr %args, i64 %nargsf, ptr %kwnames)
   ret ptr %r2
+}
+
+; i32 names(ptr t): do the free names in table t still name the objects a function's native
+; code baked in (runtime/names.py)? t: the number of groups, then per group a dict, the
+; version tag it had when last found unchanged, the number of names n, and n pairs (name,
+; object, or NULL for a name the dict must not have). A group whose dict kept its tag is
+; unchanged; otherwise each name is looked up (PyDict_GetItem: borrowed, no error set) and,
+; when all are as expected, the new tag is kept: a program binding other globals costs a
+; lookup per name per call, not a call into Python.
+define i32 @st_type_names(ptr %t) #0 {
+entry:
+  %g = load i64, ptr %t, align 8
+  %p0 = getelementptr i64, ptr %t, i64 1
+  br label %group
+group:
+  %k = phi i64 [0, %entry], [%k1, %next]
+  %p = phi ptr [%p0, %entry], [%pn, %next]
+  %more = icmp ult i64 %k, %g
+  br i1 %more, label %look, label %yes
+look:
+  %d = load ptr, ptr %p, align 8
+  %vp = getelementptr inbounds i8, ptr %d, i64 ptrtoint (ptr @DV to i64)
+  %v = load i64, ptr %vp, align 8
+  %ep = getelementptr i64, ptr %p, i64 1
+  %e = load i64, ptr %ep, align 8
+  %np = getelementptr i64, ptr %p, i64 2
+  %n = load i64, ptr %np, align 8
+  %words = shl i64 %n, 1
+  %skip = add i64 %words, 3
+  %pn = getelementptr i64, ptr %p, i64 %skip
+  %same = icmp eq i64 %v, %e
+  br i1 %same, label %next, label %names
+names:
+  %j = phi i64 [0, %look], [%j1, %name.ok]
+  %left = icmp ult i64 %j, %n
+  br i1 %left, label %name, label %seen
+name:
+  %w = shl i64 %j, 1
+  %w3 = add i64 %w, 3
+  %kp = getelementptr i64, ptr %p, i64 %w3
+  %key = load ptr, ptr %kp, align 8
+  %op = getelementptr ptr, ptr %kp, i64 1
+  %want = load ptr, ptr %op, align 8
+  %got = call ptr @PyDict_GetItem(ptr %d, ptr %key)
+  %j1 = add i64 %j, 1
+  %ok = icmp eq ptr %got, %want
+  br i1 %ok, label %name.ok, label %no
+name.ok:
+  br label %names
+seen:
+  store i64 %v, ptr %ep, align 8
+  br label %next
+next:
+  %k1 = add i64 %k, 1
+  br label %group
+no:
+  ret i32 0
+yes:
+  ret i32 1
 }
 
 ; tp_new(type, (dispatcher, fallback), kwds): the only way instances come to exist.

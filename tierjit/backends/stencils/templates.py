@@ -44,7 +44,7 @@ from ..float_pow import float_pow_ir
 from .shared_ir import (ENTRY, ENTRY_TYPE, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
                         K_NPINT, K_TUPLE, K_UNION, POLL_EVERY, PROLOGUE, STACK_OK)
 
-SMALL_HOLES = ("A", "B", "C", "D", "E", "F", "G", "TA", "TB", "TC")
+SMALL_HOLES = ("A", "B", "C", "D", "E", "F", "G", "TA", "TB", "TC", "DV")
 LARGE_HOLES = ("K", "K2")
 JUMP_HOLES = ("NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL")
 # C functions stencils call; the emitter resolves them in the running process.
@@ -71,6 +71,7 @@ C_FUNCTIONS = {
     "PyObject_GC_Del": "declare void @PyObject_GC_Del(ptr)",
     "PyObject_ClearWeakRefs": "declare void @PyObject_ClearWeakRefs(ptr)",
     "PyDict_Size": "declare i64 @PyDict_Size(ptr)",
+    "PyDict_GetItem": "declare ptr @PyDict_GetItem(ptr, ptr)",
     "PyErr_SetString": "declare void @PyErr_SetString(ptr, ptr)",
     "PyMethod_New": "declare ptr @PyMethod_New(ptr, ptr)",
     # stack_ok (shared_ir.STACK_OK)
@@ -1105,6 +1106,24 @@ def _thunks() -> None:
   ret ptr %r
 }
 """
+    # the same, first asking the names check (runtime/names.py: table KT) whether the free
+    # names still name what the code baked in; when not, handler KH takes the call
+    _STENCILS["entry_thunk_guarded"] = """define ptr @st_entry_thunk_guarded(ptr %self, \
+ptr %args, i64 %n, ptr %kw) #0 {
+  %t = call ptr asm "movabsq $$KT, $0", "=r"()
+  %ok = call i32 @NAMES(ptr %t)
+  %changed = icmp eq i32 %ok, 0
+  br i1 %changed, label %rebound, label %go, !prof !0
+go:
+  %fd = call ptr asm "movabsq $$K, $0", "=r"()
+  %r = tail call ptr @ENTRY(ptr %self, ptr %args, i64 %n, ptr %kw, ptr %fd)
+  ret ptr %r
+rebound:
+  %h = call ptr asm "movabsq $$KH, $0", "=r"()
+  %r2 = tail call ptr @PyObject_Vectorcall(ptr %h, ptr %args, i64 %n, ptr %kw)
+  ret ptr %r2
+}
+"""
     b = _Body()
     b.do(f"store i64 {b.const('K2')}, ptr {b('getelementptr i8, ptr %f, i64 32')}, align 8")
     b.jump("DEOPTALL")
@@ -1222,13 +1241,14 @@ def module_text(triple: str, data_layout: str) -> str:
     parts = [f'target triple = "{triple}"', f'target datalayout = "{data_layout}"']
     parts += [f"@{h} = external dso_local global i8" for h in SMALL_HOLES]
     parts += [f'@{h} = external dso_local global i8, code_model "large"'
-              for h in LARGE_HOLES + ("K3", "K4", "KS")]
+              for h in LARGE_HOLES + ("K3", "K4", "KS", "KT", "KH")]
     parts += [f"declare dso_local i32 @{h}(ptr, i64, i64, double, i64, double)"
               for h in JUMP_HOLES]
     parts.append("declare dso_local i32 @ENTER(ptr, ptr, ptr)")
     parts.append("declare dso_local preserve_allcc i32 @SIGNALS()")
     parts.append("declare dso_local ptr @ENTRY(ptr, ptr, i64, ptr, ptr)")
     parts.append("declare dso_local i32 @CORE(ptr, ptr)")
+    parts.append("declare dso_local i32 @NAMES(ptr)")
     parts += [f"declare dso_local {d.split(' ', 1)[1]}" for d in C_FUNCTIONS.values()]
     parts += [f"declare dso_local double @{n}(double)" for n in LIBM_1]
     parts += [f"declare dso_local double @{n}(double, double)" for n in LIBM_2]

@@ -1,0 +1,169 @@
+"""A free name bound to another object after its function was compiled: every tier's calls
+see the new object, as CPython's do (runtime/names.py)."""
+
+from __future__ import annotations
+
+import linecache
+import textwrap
+import types
+
+import pytest
+
+import tierjit
+from tierjit.runtime.dispatch import dispatcher_of
+
+TIERS = ["auto", "interp", "baseline", "opt"]
+_count = [0]
+
+
+def module(source: str, tier: str, **names) -> dict:
+    """Execute `source` as a module (its lines known to linecache), its functions decorated
+    with `@jit(tier=TIER)`; returns its globals."""
+    _count[0] += 1
+    source = textwrap.dedent(source).replace("TIER", repr(tier))
+    filename = f"<tierjit-test-names {_count[0]}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns: dict = {"__name__": f"names_test_{_count[0]}", "tierjit": tierjit, **names}
+    exec(compile(source, filename, "exec"), ns)  # noqa: S102
+    return ns
+
+
+def native(f) -> bool:
+    """Does some native code of f run its calls?"""
+    d = dispatcher_of(f)
+    return any(s.runs_native for s in d.specs.values()) or any(
+        c is not None and not c.given_up for c in d.__dict__.get("_baseline_codes", {}).values())
+
+
+@pytest.fixture
+def hot():
+    with tierjit.config.override(hot_calls=2, hot_seconds=None, background=False):
+        yield
+
+
+def _warm(f, *args, times=40):
+    for _ in range(times):
+        f(*args)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_callee_bound_again(tier, hot):
+    ns = module("""
+        @tierjit.jit(tier=TIER)
+        def one(x):
+            return x + 1
+
+        @tierjit.jit(tier=TIER)
+        def thousand(x):
+            return x + 1000
+
+        g = one
+
+        @tierjit.jit(tier=TIER)
+        def f(n):
+            s = 0
+            for i in range(n):
+                s += g(i)
+            return s
+        """, tier)
+    f = ns["f"]
+    _warm(f, 10)
+    assert f(10) == 55
+    if tier != "interp":
+        assert native(f)
+    ns["g"] = ns["thousand"]
+    assert f(10) == 10045
+    assert not native(f)
+    text = tierjit.explain(f)
+    assert "line 16: 'g' was bound to another object after the function was compiled" in text
+    ns["g"] = ns["one"]
+    assert f(10) == 55                  # (as CPython: it runs as CPython from now on)
+    del ns["g"]
+    with pytest.raises(NameError, match="'g' is not defined"):
+        f(10)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_builtin_the_module_shadows_later(tier, hot):
+    ns = module("""
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            return abs(x) + 1
+        """, tier)
+    f = ns["f"]
+    _warm(f, -3)
+    assert f(-3) == 4
+    ns["abs"] = lambda x: -x
+    assert f(-3) == 4 and f(3) == -2
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_module_attribute_set_from_elsewhere(tier, hot):
+    """`cfg.N = 5` from a third module, which the rebinding scan of the sources cannot see."""
+    cfg = types.ModuleType("names_test_cfg")
+    cfg.N = 3
+    ns = module("""
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            return x * cfg.N
+        """, tier, cfg=cfg)
+    f = ns["f"]
+    _warm(f, 2)
+    assert f(2) == 6
+    cfg.N = 5
+    assert f(2) == 10
+    assert "'names_test_cfg.N' was bound to another object" in tierjit.explain(f)
+
+
+@pytest.mark.parametrize("tier", ["auto", "baseline", "opt"])
+def test_a_callee_whose_own_names_change_reaches_its_callers(tier, hot):
+    """g is embedded in f's code (LLVM inlines it): a number g reads, changed from outside
+    both modules, must reach f's calls too."""
+    lib = module("""
+        SCALE = 2
+
+        @tierjit.jit(tier=TIER)
+        def g(x):
+            return x * SCALE
+        """, tier)
+    ns = module("""
+        @tierjit.jit(tier=TIER)
+        def f(n):
+            s = 0
+            for i in range(n):
+                s += g(i)
+            return s
+        """, tier, g=lib["g"])
+    f = ns["f"]
+    _warm(f, 10)
+    assert f(10) == 90
+    lib["SCALE"] = 3
+    assert f(10) == 135 and lib["g"](5) == 15
+    assert "line 6: it calls g, in which 'SCALE' was bound" in tierjit.explain(f)
+
+
+@pytest.mark.parametrize("tier", ["auto", "baseline", "opt"])
+def test_binding_other_globals_keeps_native_code(tier, hot):
+    """A program binding its own globals between calls (a module-level loop) changes the
+    globals' version at every call: the code stays, and so does an equal number bound again."""
+    ns = module("""
+        LIMIT = 10 ** 6
+        FLAG = None
+
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            if FLAG is None:
+                return min(x, LIMIT)
+            return 0
+        """, tier)
+    f = ns["f"]
+    _warm(f, 7)
+    assert native(f)
+    for i in range(200):
+        ns["i"] = i
+        assert f(i) == i
+    ns["LIMIT"] = int("1000000")            # another object, equal: nothing changes
+    assert f(2 * 10 ** 6) == 10 ** 6
+    assert native(f)
+    ns["LIMIT"] = 5
+    assert f(7) == 5 and not native(f)
