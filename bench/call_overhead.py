@@ -5,7 +5,11 @@
 Rows: a plain Python function, a tierjit entry object with a native slot (the LLVM-compiled
 vectorcall), the same entry on its forwarding slot (every call reaches a Python fallback), a
 cold call of a tier="auto" function (the shim's `__call__`, runtime/shim.py), an entry on its
-straight slot (calling the Python function from C, runtime/straight.py), Numba's `@njit` dispatcher when Numba is importable, a builtin for scale, and the timeit loop
+straight slot (calling the Python function from C, runtime/straight.py), a `tier="opt"`
+function reading a global and a builtin (`abs(x + 1.0) * SCALE`: its entry checks that both
+still name what it baked in, runtime/names.py), the same called after a store into another
+dict and after a store into its module's globals (which has it look its names up again),
+Numba's `@njit` dispatcher when Numba is importable, a builtin for scale, and the timeit loop
 itself.  Each figure is the best of several timeit repeats, loop overhead included (subtract
 the last row for the net cost).
 """
@@ -103,6 +107,24 @@ def straight_entry() -> Callable:
     return f
 
 
+SCALE = 2.5
+JIT_ROW = "tierjit @jit(tier='opt') reading a global"
+
+
+def py_scaled(x):
+    return abs(x + 1.0) * SCALE
+
+
+def compiled() -> Callable:
+    """tier="opt" code reading a global and a builtin: each call's entry checks that both
+    still name what the code baked in (runtime/names.py)."""
+    import tierjit
+
+    f = tierjit.jit(py_scaled, tier="opt")
+    assert f(1.0) == py_scaled(1.0)
+    return f
+
+
 def numba_kernel() -> Callable | None:
     try:
         import numba
@@ -120,11 +142,13 @@ def main() -> int:
         ("tierjit entry, forwarding to Python", forwarding_entry),
         ("tierjit cold call (the shim)", cold_shim),
         ("tierjit entry, straight slot", straight_entry),
+        (JIT_ROW, compiled),
         ("numba @njit", numba_kernel),
         ("builtin (math.fabs)", lambda: math.fabs),
     ]
     timers: dict[str, timeit.Timer] = {}
     notes: dict[str, str] = {}
+    made: dict[str, Callable] = {}
     for label, make in makers:
         try:
             f = make()
@@ -135,6 +159,18 @@ def main() -> int:
             notes[label] = "not available"
             continue
         timers[label] = timeit.Timer("f(1.0)", globals={"f": f})
+        made[label] = f
+    extra = []
+    if JIT_ROW in made:
+        # A program binding one of the function's module's globals before each call (as a
+        # module-level loop does): the module's dict changed, so each call looks the
+        # function's names up again. Against the same store into another dict.
+        stmt = "n += 1; G[k] = n; f(1.0)"
+        for label, where in (("  after a store into another dict", {}),
+                             ("  after a store into its module's globals", globals())):
+            timers[label] = timeit.Timer(stmt, "n = 0", globals={
+                "f": made[JIT_ROW], "G": where, "k": "_bench_counter"})
+            extra.append((label, None))
     timers["empty loop (timeit overhead)"] = timeit.Timer("pass")
 
     # Interleave the rows round by round so a noisy neighbour hurts them all alike.
@@ -144,9 +180,12 @@ def main() -> int:
             best[label] = min(best[label], timer.timeit(NUMBER) / NUMBER * 1e9)
 
     print(f"ns per call of f(1.0), best of {REPEAT} x {NUMBER:,} (loop overhead included)")
-    for label, _ in makers + [("empty loop (timeit overhead)", None)]:
+    rows = [label for label, _ in makers]
+    at = rows.index(JIT_ROW) + 1
+    rows[at:at] = [label for label, _ in extra]
+    for label in rows + ["empty loop (timeit overhead)"]:
         value = f"{best[label]:7.1f}" if label in best else notes[label]
-        print(f"  {label:<38} {value}")
+        print(f"  {label:<42} {value}")
     return 0
 
 

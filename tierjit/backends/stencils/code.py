@@ -413,7 +413,7 @@ def compile_baseline(dispatcher, spec, typed=None, fallback=None, *,
     data = fd + consts + args_desc + res_desc
     refs = [(16, Data(c_at)), (24, Label(2)), (32, depth_stub),
             (48, Data(a_at)), (56, Data(r_at)), (64, Label(1))]
-    guard = guard_for(dispatcher, fn)
+    guard = guard_for(dispatcher, typed.fn)        # (its calls as typed, none inlined)
     if guard is None:
         pieces[0] = ("entry_thunk", {"K": Data(0)})
     else:               # runtime/names.py: the names check first
