@@ -66,6 +66,10 @@ TIERS = ("auto", "interp", "baseline", "opt")
 STRICT = os.environ.get("TIERJIT_STRICT", "") not in ("", "0")
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+# A function whose free names were bound again starts anew (Dispatcher.rebound) this many
+# times in a row; then it runs as CPython (a program rebinding a name before every call would
+# otherwise pay a compile each time).
+REBINDS = 3
 _INTERRUPTED = "its compile was interrupted by an exception of the program's signal handler"
 _type_of_value: "Callable[[Any], Any] | None" = None     # types.lattice.type_of_value, once hot
 
@@ -152,6 +156,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         self.compiles = 0
         self.compile_seconds = 0.0
         self.rebound_why: str | None = None  # runtime/names.py: a free name bound again
+        self.successor: Dispatcher | None = None    # ... and the dispatcher starting anew
+        self.rebound_from: str | None = None   # on that successor: its predecessor's why
+        self.rebinds = 0                       # predecessors in a row
 
     # -- compilation ----------------------------------------------------------------------
     def untyped_ir(self):
@@ -415,13 +422,18 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
     def rebound(self, why: str, line: int = 0) -> None:
         """A free name no longer names what this function's compiled code baked in
         (runtime/names.py): none of it runs again — native code, tier 0, counting tier 0,
-        baseline code — and the function runs as CPython, `explain` saying why. Not under
-        the build lock (a build may hold it for milliseconds): a build finishing later is not
-        installed (`_install`), and its code's own check would refuse it anyway."""
+        baseline code. The function starts anew in a successor, a new dispatcher of the same
+        function that lowers it again when it gets hot (at its first call under "opt"), and
+        its entry's calls go to the successor's entry; after REBINDS successors in a row the
+        function runs as CPython. Not under the build lock (a build may hold it for
+        milliseconds): a build finishing later is not installed (`_install`), and its code's
+        own check would refuse it anyway."""
         from ..errors import Unsupported
+        from .events import record
         if self.rebound_why is not None:
             return
-        self._ir_error = Unsupported(why, line)
+        construct = why
+        self._ir_error = Unsupported(construct, line)
         self.rebound_why = why = self._ir_error.describe()
         self.counting = False
         for spec in list(self.specs.values()):
@@ -435,8 +447,25 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         from . import entry as _entry
         if _entry.is_entry(self.entry):
             _entry.uninstall(self.entry)
+        if self.rebinds < REBINDS:
+            nxt = Dispatcher(self.py_func, self.tier)
+            nxt.rebinds = self.rebinds + 1
+            nxt.rebound_from = why
+            self.successor = nxt
+            record("recompile", self.__qualname__, "", self.tier, owner=self,
+                   reason=f"{why}: lowered again when it gets hot")
+            # one C call more (the straight slot): else through the fallback (`_successor`)
+            if _entry.go_straight(self.entry, nxt.entry):
+                _entry.set_straight(self.entry, 2**62)
+            return
+        self._ir_error = Unsupported(f"{construct} ({REBINDS} times in a row)", line)
         from .straight import after_give_up
         after_give_up(self)
+
+    def _successor(self, args: tuple, kwargs: dict):
+        """A call of a function that started anew (see rebound) that reached this old
+        dispatcher: its successor's."""
+        return self.successor.entry(*args, **kwargs)
 
     # -- calling ----------------------------------------------------------------------------
     def call(self, *args, **kwargs):
@@ -449,6 +478,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         for the calls the straight slot passes on (runtime.straight)."""
         if _get_ident() == _shim.compiler_ident:        # a finalizer's call: see there
             return self.py_func(*args, **kwargs)
+        if self.successor is not None:
+            return self._successor(args, kwargs)
         self.calls += 1
         if self.straight:                        # runtime.straight: calls made from C
             if self.loops:
@@ -524,6 +555,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
 
     def _call_now(self, *args, **kwargs):
         """tier="interp" / "opt": build the call's specialisation now and run it."""
+        if self.successor is not None:
+            return self._successor(args, kwargs)
         self.calls += 1
         if self.straight:                        # runtime.straight: calls made from C
             from .straight import target
@@ -826,17 +859,20 @@ def _make_entry(d: "Dispatcher"):
 
 def dispatcher_of(obj) -> "Dispatcher | None":
     """The Dispatcher behind a jitted callable (or None); a ColdDispatcher is made whole."""
-    if isinstance(obj, Dispatcher):
-        return obj
     if type(obj) is ColdDispatcher:
         return obj.materialise()
-    try:
-        d = obj.__tierjit_dispatcher__
-    except Exception:          # noqa: BLE001 - any object may be asked
-        return None
-    if type(d) is ColdDispatcher:
-        return d.materialise()
-    return d if isinstance(d, Dispatcher) else None
+    if not isinstance(obj, Dispatcher):
+        try:
+            obj = obj.__tierjit_dispatcher__
+        except Exception:          # noqa: BLE001 - any object may be asked
+            return None
+        if type(obj) is ColdDispatcher:
+            return obj.materialise()
+        if not isinstance(obj, Dispatcher):
+            return None
+    while obj.successor is not None:        # started anew (Dispatcher.rebound)
+        obj = obj.successor
+    return obj
 
 
 # -- every dispatcher, for tierjit.stats() (the registry is runtime.shim's) ---------------------

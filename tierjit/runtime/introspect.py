@@ -64,6 +64,8 @@ class Introspection:
     def explain(self) -> str:
         from ..errors import Unsupported
         lines = [f"{self.__qualname__} (tier={self.tier}):"]
+        if self.rebound_from is not None:
+            lines.append(f"  started anew: {self.rebound_from}")
         if self.straight:
             from .entry import is_straight
             sections = self.loops and self.tier == "auto" and self._ir_error is None

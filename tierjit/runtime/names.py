@@ -202,9 +202,10 @@ def _baked(d: Any) -> list:
 def _call_line(d: Any, callee: Any) -> int:
     """The line of `d` that reads the name of `callee` (0 when it calls it through another
     function)."""
-    from .dispatch import dispatcher_of
     for name, obj in d._ir.free.items():
-        if not isinstance(obj, types.ModuleType) and dispatcher_of(obj) is callee:
+        # (the dispatcher itself: dispatcher_of goes on to the one that started anew)
+        if not isinstance(obj, types.ModuleType) and \
+                getattr(obj, "__tierjit_dispatcher__", None) is callee:
             return _line_of(d, name)
     return 0
 

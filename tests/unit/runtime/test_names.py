@@ -1,5 +1,6 @@
 """A free name bound to another object after its function was compiled: every tier's calls
-see the new object, as CPython's do (runtime/names.py)."""
+see the new object, as CPython's do, and the function starts anew (runtime/names.py,
+Dispatcher.rebound)."""
 
 from __future__ import annotations
 
@@ -75,9 +76,14 @@ def test_a_callee_bound_again(tier, hot):
     assert f(10) == 10045
     assert not native(f)
     text = tierjit.explain(f)
-    assert "line 16: 'g' was bound to another object after the function was compiled" in text
+    assert "started anew: line 16: 'g' was bound to another object after the function was " \
+           "compiled" in text
+    _warm(f, 10)                        # compiled again, calling the new g
+    assert f(10) == 10045
+    if tier != "interp":
+        assert native(f)
     ns["g"] = ns["one"]
-    assert f(10) == 55                  # (as CPython: it runs as CPython from now on)
+    assert f(10) == 55
     del ns["g"]
     with pytest.raises(NameError, match="'g' is not defined"):
         f(10)
@@ -167,3 +173,27 @@ def test_binding_other_globals_keeps_native_code(tier, hot):
     assert native(f)
     ns["LIMIT"] = 5
     assert f(7) == 5 and not native(f)
+    _warm(f, 7)
+    assert f(7) == 5 and native(f)
+
+
+@pytest.mark.parametrize("tier", ["auto", "opt"])
+def test_a_name_bound_again_before_every_call_ends_in_cpython(tier, hot):
+    """Each rebinding starts the function anew, REBINDS times in a row; then it stays
+    CPython's rather than compile again at every call."""
+    from tierjit.runtime.dispatch import REBINDS
+
+    ns = module("""
+        K = 1
+
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            return x * K
+        """, tier)
+    f = ns["f"]
+    for k in range(2, REBINDS + 4):
+        _warm(f, 3, times=5)
+        ns["K"] = k
+        assert f(3) == 3 * k
+    assert not native(f)
+    assert f"({REBINDS} times in a row)" in tierjit.explain(f)
