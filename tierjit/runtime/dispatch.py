@@ -67,9 +67,11 @@ STRICT = os.environ.get("TIERJIT_STRICT", "") not in ("", "0")
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 # A function whose free names were bound again starts anew (Dispatcher.rebound) this many
-# times in a row; then it runs as CPython (a program rebinding a name before every call would
-# otherwise pay a compile each time).
+# times in a row, each within REBIND_SECONDS of the one before; then it runs as CPython (a
+# program rebinding a name before every call would otherwise pay a compile each time, where
+# a notebook's cell run again now and then should not).
 REBINDS = 3
+REBIND_SECONDS = 10.0
 _INTERRUPTED = "its compile was interrupted by an exception of the program's signal handler"
 _type_of_value: "Callable[[Any], Any] | None" = None     # types.lattice.type_of_value, once hot
 
@@ -159,6 +161,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         self.successor: Dispatcher | None = None    # ... and the dispatcher starting anew
         self.rebound_from: str | None = None   # on that successor: its predecessor's why
         self.rebinds = 0                       # predecessors in a row
+        self.born = _clock()
 
     # -- compilation ----------------------------------------------------------------------
     def untyped_ir(self):
@@ -424,10 +427,10 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         (runtime/names.py): none of it runs again — native code, tier 0, counting tier 0,
         baseline code. The function starts anew in a successor, a new dispatcher of the same
         function that lowers it again when it gets hot (at its first call under "opt"), and
-        its entry's calls go to the successor's entry; after REBINDS successors in a row the
-        function runs as CPython. Not under the build lock (a build may hold it for
-        milliseconds): a build finishing later is not installed (`_install`), and its code's
-        own check would refuse it anyway."""
+        its entry's calls go to the successor's entry; after REBINDS successors in a row
+        (REBIND_SECONDS apart or less) the function runs as CPython. Not under the build
+        lock (a build may hold it for milliseconds): a build finishing later is not installed
+        (`_install`), and its code's own check would refuse it anyway."""
         from ..errors import Unsupported
         from .events import record
         if self.rebound_why is not None:
@@ -447,9 +450,10 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         from . import entry as _entry
         if _entry.is_entry(self.entry):
             _entry.uninstall(self.entry)
-        if self.rebinds < REBINDS:
+        n = self.rebinds + 1 if _clock() - self.born < REBIND_SECONDS else 1
+        if n <= REBINDS:
             nxt = Dispatcher(self.py_func, self.tier)
-            nxt.rebinds = self.rebinds + 1
+            nxt.rebinds = n
             nxt.rebound_from = why
             self.successor = nxt
             record("recompile", self.__qualname__, "", self.tier, owner=self,
