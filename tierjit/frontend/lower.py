@@ -436,8 +436,10 @@ class Lowering:
             base = self.resolve(node.value)
             r = resolve_attr(base, node.attr) if base is not None else None
             if r is not None:
-                self.fn.attrs[(base.obj.__name__, node.attr)] = (base.obj,
-                                                                 vars(base.obj)[node.attr])
+                written = f"{node.value.id}.{node.attr}" if isinstance(node.value, ast.Name) \
+                    else f"{getattr(base.obj, '__name__', '?')}.{node.attr}"
+                self.fn.attrs[(id(base.obj), node.attr)] = (base.obj, vars(base.obj)[node.attr],
+                                                            written)
             return r
         return None
 

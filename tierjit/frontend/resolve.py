@@ -33,6 +33,16 @@ NUMPY_FUNCTIONS = frozenset({
 })
 CONSTANT_TYPES = (int, float, complex, bool, type(None))
 _MISSING = object()
+_BUILTIN_FUNCTION = type(len)
+
+
+def _is_builtin(obj: Any, name: str) -> bool:
+    """Is `obj` the builtin `name` itself (a program may have patched another object into
+    `builtins`, `unittest.mock.patch("builtins.abs")`, which compiled code must not take
+    for the builtin)?"""
+    if isinstance(obj, type):
+        return obj is getattr(builtins, name, None) and obj.__module__ == "builtins"
+    return type(obj) is _BUILTIN_FUNCTION and obj.__self__ is builtins and obj.__name__ == name
 
 
 @dataclass(slots=True, eq=False)
@@ -52,11 +62,11 @@ def classify(obj: Any, name: str) -> Resolved:
     from ..runtime.dispatch import Dispatcher, dispatcher_of   # late: avoids an import cycle
 
     if isinstance(obj, types.ModuleType):      # (not asked for a dispatcher: its __getattr__)
-        return Resolved("module", obj, obj.__name__)
+        return Resolved("module", obj, getattr(obj, "__name__", name))
     d = dispatcher_of(obj)
     if isinstance(d, Dispatcher):
         return Resolved("jit", d, name)
-    if obj is getattr(builtins, name, _MISSING) and name in SUPPORTED_BUILTINS:
+    if name in SUPPORTED_BUILTINS and _is_builtin(obj, name):
         return Resolved("builtin", obj, name)
     if obj is range or obj is enumerate or obj is zip:
         return Resolved("iterable", obj, obj.__name__)
@@ -65,13 +75,14 @@ def classify(obj: Any, name: str) -> Resolved:
     if isinstance(obj, CONSTANT_TYPES) and (type(obj) in CONSTANT_TYPES
                                             or type(obj).__module__ == "numpy"):
         return Resolved("const", obj, name)       # (not an IntEnum member: "other")
-    for fname in dir(math):
-        if getattr(math, fname) is obj and callable(obj):
-            return Resolved("math", obj, fname)
+    if type(obj) is _BUILTIN_FUNCTION and obj.__self__ is math and \
+            getattr(math, obj.__name__, None) is obj:    # (not one a program patched in)
+        return Resolved("math", obj, obj.__name__)
     np = sys.modules.get("numpy")
     if np is not None:
         for cname in NUMPY_CONSTRUCTORS:
-            if obj is getattr(np, cname):
+            if obj is getattr(np, cname) and getattr(obj, "__name__", None) == cname \
+                    and getattr(obj, "__module__", None) == "numpy":
                 return Resolved("numpy", obj, cname)
         if isinstance(obj, type) and issubclass(obj, np.generic) or isinstance(obj, np.dtype):
             # a scalar type (np.float64) may also be called: `what` keeps it
@@ -118,7 +129,7 @@ def unchanged(fn, ir) -> bool:
     for name, obj in ir.free.items():
         if lookup(fn, name) is not obj:
             return False
-    for (_, attr), (module, obj) in ir.attrs.items():
+    for (_, attr), (module, obj, _written) in ir.attrs.items():
         if vars(module).get(attr, _MISSING) is not obj:
             return False
     return True

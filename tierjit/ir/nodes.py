@@ -92,9 +92,9 @@ class Function:
     next_value_id: int = 0
     # free name -> the object it named when lowered: what the IR baked in (frontend.resolve)
     free: dict[str, Any] = field(default_factory=dict)
-    # (module name, attribute) -> (module, the object it named when lowered): the module
-    # attributes the IR baked in (`math.sqrt`, `cfg.N`)
-    attrs: dict[tuple[str, str], tuple[Any, Any]] = field(default_factory=dict)
+    # (id of the module, attribute) -> (module, the object it named when lowered, the
+    # attribute as written): the module attributes the IR baked in (`math.sqrt`, `cfg.N`)
+    attrs: dict[tuple[int, str], tuple[Any, Any, str]] = field(default_factory=dict)
     # an OSR entry's copy (ir.osr), entered in the middle of a call: its arguments are the
     # loop's live values, not the function's (runtime/names.py checks calls, not these)
     osr: bool = False

@@ -129,6 +129,7 @@ class ObjectLayout(_Offsets):
         "tuple_ob_item",    # PyTupleObject.ob_item[0] (PyObject *[])
         "type_tp_flags",    # PyTypeObject.tp_flags (unsigned long)
         "dict_version",     # PyDictObject.ma_version_tag (uint64): new at every change
+        "cell_ref",         # PyCellObject.ob_ref (PyObject *, NULL when empty)
     )
     pointer_size = 8
 
@@ -150,6 +151,7 @@ def object_layout() -> ObjectLayout:
         # tp_vectorcall_offset and 13 more pointer-sized slots before tp_flags.
         type_tp_flags=head + 8 + 5 * 8 + 13 * 8,
         dict_version=head + 8,          # after ma_used
+        cell_ref=head,
     )
     _verify_object_layout(layout)
     return layout
@@ -191,6 +193,9 @@ def _verify_object_layout(lay: ObjectLayout) -> None:
     # a new tag when a value changes, the same one when the same object is stored again
     checks["dict_version"] = (read(ctypes.c_ssize_t, d, lay.head_size) == 1
                               and tags[0] != tags[1] != tags[2] == tags[3] != 0)
+    import types
+    cell = types.CellType(probe)
+    checks["cell_ref"] = read(ctypes.c_void_p, cell, lay.cell_ref) == id(probe)
     bad = [name for name, ok in checks.items() if not ok]
     if bad:
         raise LayoutError(f"unexpected CPython object layout for {', '.join(bad)}")

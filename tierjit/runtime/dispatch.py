@@ -111,8 +111,8 @@ class Specialisation:
         # in an earlier one (passes.pipeline), and whether a successor is being built.
         self.avoid: frozenset = frozenset()
         self.replaced = False
-        # tier="interp": what tier 0's calls check first (runtime/names.py; native code
-        # checks at its own entry)
+        # what tier 0's calls (and an OSR entry's transfers) check first (runtime/names.py;
+        # native code checks at its own entry)
         self.guard: Any = None
 
     @property
@@ -227,9 +227,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 spec.typed = replace(typed, fn=optimise(clone(typed.fn), spec.avoid))
                 spec.tier0 = _tier0(self, spec.typed.fn, now=self.tier == "interp")
                 spec.tier = "interp"
-                if self.tier == "interp":
-                    from .names import guard_for
-                    spec.guard = guard_for(self, spec.typed.fn)
+                from .names import guard_for
+                spec.guard = guard_for(self, spec.typed.fn)
                 front = _clock() - start
                 if self.tier != "interp":
                     self._compile_native(spec)

@@ -127,7 +127,7 @@ def _build_runtime() -> _Runtime:
         "A": SLOT_OFFSET, "B": DISPATCHER_OFFSET, "C": FALLBACK_OFFSET, "D": WEAKLIST_OFFSET,
         "E": lay.ob_type, "F": TARGET_OFFSET, "G": STRAIGHT_OFFSET, "TA": lay.ob_size,
         "TB": lay.tuple_ob_item, "TC": lay.tuple_ob_item + lay.pointer_size,
-        "DV": lay.dict_version})
+        "DV": lay.dict_version, "CR": lay.cell_ref})
 
     class PyTypeSlot(ctypes.Structure):
         _fields_ = [("slot", ctypes.c_int), ("pfunc", ctypes.c_void_p)]

@@ -11,9 +11,9 @@ entry thunk) first runs the names check (`st_type_names`, backends/stencils/shar
 over a table made here: per dict (the function's globals, the builtins, a module's
 `__dict__`) the version tag it had when last found unchanged, and each name with the object
 the code expects (NULL: a name that dict must not have, such as a builtin's name in the
-globals). A dict whose tag did not change costs two loads; one that did (the program bound
-some other global) has each name looked up, and when all still name what they did its new
-tag is kept. CPython 3.11 has no dict watchers (3.12's `PyDict_Watch`), so this check on
+globals); then the closure's cells and their objects. A dict whose tag did not change costs
+two loads; one that did (the program bound some other global) has each name looked up, and
+when all still name what they did its new tag is kept. CPython 3.11 has no dict watchers (3.12's `PyDict_Watch`), so this check on
 entry is how a change is seen; analogue: the dict-version guards of CPython 3.11's
 specialised LOAD_GLOBAL.
 
@@ -21,16 +21,17 @@ The table covers the function's own names and those of every jitted function its
 reach without passing through an entry (a callee embedded and inlined, or called core to
 core), transitively. When a name no longer names its object, the call goes to the guard
 object (`NameGuard.__call__`): each function whose names changed, and the function whose
-code embedded it, stops using what it compiled (`Dispatcher.rebound`) and runs as CPython
-from then on, `explain` naming the name and its line; the call itself runs the original
-function. A number bound again to an equal number of the same type (`N = 1000` computed
-again) changes nothing: the table takes the new object.
+code reached it, drops what it compiled and starts anew (`Dispatcher.rebound`: lowered
+again, with what the names name now, when it gets hot; `explain` names the name and its
+line), and the call itself runs the original function. A number bound again to an equal
+number of the same type and bits (`N = 1000` computed again) changes nothing: the table
+takes the new object.
 
 Only a call's start is checked: a name bound again while a native call runs (by a function
-it called that runs as CPython, or by another thread) reaches the code at its next call, and
-an OSR entry, entered in the middle of a call that was checked, has no check of its own.
-Closure variables are not in the table: only their enclosing function can bind them again,
-and frontend/rebound.py reads that function's source for it.
+it called that runs as CPython, or by another thread) reaches the code at its next call. An
+OSR entry, entered in the middle of a call whose start checked the function's own names,
+checks those of the callees its code reached when a loop moves into it (runtime/osr.py).
+A closure variable is checked in its cell (the cell's object, no lookup).
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ import sys
 import types
 
 from ..ir.ops import Op
-from .shim import same_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:                       # pragma: no cover - typing only
@@ -48,6 +48,9 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
 
 _CALL_JIT = Op.CALL_JIT
 _MISSING = object()
+_CELL = types.CellType
+_NAME_OPS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLOSURE")
+_ATTR_OPS = ("LOAD_ATTR", "LOAD_METHOD")
 
 
 def guard_for(dispatcher: Any, fn: Any) -> NameGuard | None:
@@ -65,12 +68,13 @@ class NameGuard:
 
     def __init__(self, dispatcher: Any, fn: Any) -> None:
         self.dispatcher = dispatcher
-        # (function, dict, name, object, what explain calls it), for the functions reached
+        # (function, where, name, object, what explain calls it, the opcodes reading it) for
+        # the functions reached; `where` a dict, or a closure's cell
         self.baked = [(d, *b) for d in _reached(dispatcher, fn) for b in _baked(d)]
-        # (dict id, name) -> (dict, name, the object the name must name there, or _MISSING:
-        # it must be absent)
-        self.expect: dict[tuple[int, str], tuple[dict, str, Any]] = {}
-        for _d, where, name, obj, _label in self.baked:
+        # (id of where, name) -> (where, name, the object the name must name there, or
+        # _MISSING: it must be absent, or the cell empty)
+        self.expect: dict[tuple[int, str], tuple[Any, str, Any]] = {}
+        for _d, where, name, obj, _label, _ops in self.baked:
             self.expect.setdefault((id(where), name), (where, name, obj))
         self.table: Any = None
         self.keep: list = []
@@ -82,12 +86,16 @@ class NameGuard:
         return ctypes.addressof(self.table)
 
     def _fill(self) -> None:
-        """(Re)write the table from `expect`; each dict's tag 0, so the first check looks up
-        every name and keeps the dict's tag."""
+        """(Re)write the table from `expect`: the dicts' groups, each dict's tag 0 (so the
+        first check looks every name up and keeps the dict's tag), then the cells."""
         import ctypes
         groups: dict[int, list] = {}
+        cells = []
         for where, name, obj in self.expect.values():
-            groups.setdefault(id(where), [where]).append((name, obj))
+            if type(where) is _CELL:
+                cells.append((where, obj))
+            else:
+                groups.setdefault(id(where), [where]).append((name, obj))
         words = [len(groups)]
         keep: list = []
         for where, *pairs in groups.values():
@@ -97,6 +105,10 @@ class NameGuard:
                 name = sys.intern(name)
                 words += [id(name), 0 if obj is _MISSING else id(obj)]
                 keep += (name, obj)
+        words.append(len(cells))
+        for cell, obj in cells:
+            words += [id(cell), 0 if obj is _MISSING else id(obj)]
+            keep += (cell, obj)
         if self.table is None:
             self.table = (ctypes.c_uint64 * len(words))(*words)
         else:                   # in place: native code holds its address (same keys, size)
@@ -105,9 +117,9 @@ class NameGuard:
 
     def current(self) -> bool:
         """Does every name still name what the table expects? (What the names check
-        computes, in Python: for tier 0 of a tier="interp" function.)"""
+        computes, in Python: for tier 0, and for OSR entries.)"""
         for where, name, obj in self.expect.values():
-            if where.get(name, _MISSING) is not obj:
+            if _now(where, name) is not obj:
                 return False
         return True
 
@@ -116,28 +128,30 @@ class NameGuard:
         code baked in; an equal number of the same type in a name's place is taken over."""
         out: list = []
         renewed = False
-        for d, where, name, obj, label in self.baked:
+        for d, where, name, obj, label, ops in self.baked:
             key = (id(where), name)
             was = self.expect[key][2]
-            now = where.get(name, _MISSING)
+            now = _now(where, name)
             if now is was or now is obj or any(d is o for o, _, _ in out):
                 continue
-            if type(obj) in _constant_types() and same_value(now, obj):
+            if _same_number(now, obj):
                 self.expect[key] = (where, name, now)
                 renewed = True
                 continue
             why = f"'{label}' was bound to another object after the function was compiled"
-            out.append((d, why, _line_of(d, name)))
+            out.append((d, why, _line_of(d, name, ops)))
         if renewed:
             self._fill()
         return out
 
-    def __call__(self, *args, **kwargs):
-        """A call whose names check failed (native code calls this instead of running)."""
+    def settle(self) -> bool:
+        """After a failed check: True when the names still name what the code expects (an
+        equal number taken over); else each function whose names changed, and the one this
+        code belongs to, starts anew (Dispatcher.rebound), and False."""
         d = self.dispatcher
         stale = self.stale()
         if not stale and self.current():
-            return d.entry(*args, **kwargs)        # the table is current again
+            return True
         for dep, why, line in stale:
             dep.rebound(why, line)
         if not any(dep is d for dep, _, _ in stale):
@@ -146,12 +160,42 @@ class NameGuard:
                 d.rebound(f"it calls {dep.__qualname__}, in which {why}", _call_line(d, dep))
             else:           # the table keeps failing: another thread keeps binding a name
                 d.rebound("its free names keep being bound again")
+        return False
+
+    def __call__(self, *args, **kwargs):
+        """A call whose names check failed (native code calls this instead of running)."""
+        d = self.dispatcher
+        if self.settle():
+            return d.entry(*args, **kwargs)        # the table is current again
         return d.py_func(*args, **kwargs)
 
 
-def _constant_types() -> tuple:
-    from ..frontend.resolve import CONSTANT_TYPES
-    return CONSTANT_TYPES
+def _now(where: Any, name: str) -> Any:
+    """What `name` names now in `where` (a dict, or a cell), _MISSING when nothing."""
+    if type(where) is _CELL:
+        try:
+            return where.cell_contents
+        except ValueError:                      # an empty cell
+            return _MISSING
+    return where.get(name, _MISSING)
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    """Are `a` and `b` numbers that compiled code cannot tell apart: the same type and
+    value, floats and complex numbers bit for bit (-0.0 is not 0.0, nor -nan nan)?"""
+    t = type(a)
+    if t is not type(b) or t not in (int, float, complex, bool):
+        return False
+    if t is float:
+        return _bits(a) == _bits(b)
+    if t is complex:
+        return _bits(a.real) == _bits(b.real) and _bits(a.imag) == _bits(b.imag)
+    return a == b
+
+
+def _bits(x: float) -> bytes:
+    import struct
+    return struct.pack("<d", x)
 
 
 def _reached(dispatcher: Any, fn: Any) -> tuple:
@@ -172,9 +216,9 @@ def _reached(dispatcher: Any, fn: Any) -> tuple:
 
 
 def _baked(d: Any) -> list:
-    """(dict, name, object or _MISSING, what explain calls it) for each free name and module
-    attribute the lowered IR of `d` baked in: where CPython looks it up, and what it must
-    find there."""
+    """(where, name, object or _MISSING, what explain calls it, the opcodes that read it)
+    for each free name and module attribute the lowered IR of `d` baked in: where CPython
+    looks it up (a dict, or the closure's cell), and what it must find there."""
     from ..frontend.resolve import _MISSING as missing
     ir = getattr(d, "_ir", None)
     if ir is None:
@@ -186,16 +230,16 @@ def _baked(d: Any) -> list:
     cells = f.__code__.co_freevars
     out = []
     for name, obj in ir.free.items():
-        if name in cells:
-            continue
         obj = _MISSING if obj is missing else obj
-        if obj is not _MISSING and glb.get(name, _MISSING) is obj:
-            out.append((glb, name, obj, name))
+        if name in cells:
+            out.append((f.__closure__[cells.index(name)], name, obj, name, _NAME_OPS))
+        elif obj is not _MISSING and glb.get(name, _MISSING) is obj:
+            out.append((glb, name, obj, name, _NAME_OPS))
         else:                           # a builtin: the globals must not shadow it
-            out.append((glb, name, _MISSING, name))
-            out.append((b, name, obj, name))
-    for (mname, attr), (module, obj) in ir.attrs.items():
-        out.append((vars(module), attr, obj, f"{mname}.{attr}"))
+            out.append((glb, name, _MISSING, name, _NAME_OPS))
+            out.append((b, name, obj, name, _NAME_OPS))
+    for (_, attr), (module, obj, written) in ir.attrs.items():
+        out.append((vars(module), attr, obj, written, _ATTR_OPS))
     return out
 
 
@@ -206,17 +250,17 @@ def _call_line(d: Any, callee: Any) -> int:
         # (the dispatcher itself: dispatcher_of goes on to the one that started anew)
         if not isinstance(obj, types.ModuleType) and \
                 getattr(obj, "__tierjit_dispatcher__", None) is callee:
-            return _line_of(d, name)
+            return _line_of(d, name, _NAME_OPS)
     return 0
 
 
-def _line_of(d: Any, name: str) -> int:
-    """The first line of `d` reading `name` (its `def` line when none is found)."""
+def _line_of(d: Any, name: str, ops: tuple) -> int:
+    """The first line of `d` reading `name` by one of `ops` (its `def` line when none is
+    found)."""
     code = d.py_func.__code__
     import dis
     for ins in dis.get_instructions(code):
-        if ins.argval == name and ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR",
-                                                 "LOAD_METHOD", "LOAD_DEREF"):
+        if ins.argval == name and ins.opname in ops:
             line = ins.positions.lineno if ins.positions else None
             if line:
                 return line

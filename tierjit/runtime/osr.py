@@ -106,6 +106,8 @@ class OsrEntries:
             code, tier = self.baseline.get((header, types)), "baseline"
             if code is None:
                 return _waiting() if not spec.built else self._failed(header)
+        if not self._current(spec, code):
+            return _waiting()
         self.transfers += 1
         self.moved.add(self.current)
         self.hopeless.discard(self.current)
@@ -115,6 +117,17 @@ class OsrEntries:
             from .tierup import watched
             return watched(d, code)(*live)
         return code.entry_callable(*live)
+
+    def _current(self, spec: "Specialisation", code: Any) -> bool:
+        """Do the free names that the entry's code reached (its callees' too: the call's
+        start checked only the function's own) still name what it baked in? If not, those
+        whose names changed start anew (runtime/names.py), and the loop goes on in tier 0."""
+        guard = spec.guard
+        if guard is None:
+            from .names import NameGuard
+            fn = code.fn if getattr(code, "tier", None) == "baseline" else spec.typed.fn
+            guard = spec.guard = NameGuard(self.dispatcher, fn)
+        return guard.current() or guard.settle()
 
     def _failed(self, header: int) -> Any:
         """No native code for this header's loop: the loop goes on in Python (see `failed`)."""

@@ -147,6 +147,9 @@ _METADATA = frozenset(("__name__", "__qualname__", "__doc__", "__module__", "__w
 _FIXED = frozenset(("__code__", "__closure__", "__globals__", "py_func"))
 # The original's, read and written there: calls are bound with them (dispatch._positional).
 _DEFAULTS = frozenset(("__defaults__", "__kwdefaults__"))
+# The original's, read there (as `inspect.getclosurevars(f)` and debuggers read them).
+_READ = _DEFAULTS | {"__code__", "__closure__", "__globals__", "__builtins__",
+                     "__annotations__"}
 
 
 class Forwarded(str):
@@ -173,7 +176,7 @@ def _getattr(self, name: str) -> object:
         return own[name]
     if name == "__dict__":
         return own
-    if name in _DEFAULTS:
+    if name in _READ:
         return getattr(d.py_func, name)
     try:
         return getattr(d, name)

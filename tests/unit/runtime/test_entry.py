@@ -420,3 +420,25 @@ def test_function_attributes_are_the_programs_own(tier):
         for name in ("calls", "profile", "tier", "cold", "counting"):
             delattr(f, name)
         assert not hasattr(_horner3, "calls") and f.__dict__ == {}
+
+
+@pytest.mark.parametrize("tier", ["auto", "interp", "baseline", "opt"])
+def test_the_original_functions_code_closure_and_globals_read_through(tier):
+    """`f.__code__`, `f.__closure__`, `f.__globals__`, `f.__annotations__` read the original
+    function's (as inspect and debuggers do); they raised AttributeError."""
+    def outer():
+        k = 3
+
+        def scaled(x: float) -> float:
+            return x * k
+        return scaled
+
+    g = outer()
+    with tierjit.config.override(hot_calls=5):
+        f = tierjit.jit(g, tier=tier)
+        for _ in range(2):
+            assert f.__code__ is g.__code__ and f.__closure__ is g.__closure__
+            assert f.__globals__ is g.__globals__ and f.__annotations__ == g.__annotations__
+            assert inspect.getclosurevars(f.py_func).nonlocals == {"k": 3}
+            for _ in range(20):
+                assert f(2.0) == 6.0

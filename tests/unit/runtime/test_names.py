@@ -118,7 +118,7 @@ def test_a_module_attribute_set_from_elsewhere(tier, hot):
     assert f(2) == 6
     cfg.N = 5
     assert f(2) == 10
-    assert "'names_test_cfg.N' was bound to another object" in tierjit.explain(f)
+    assert "line 4: 'cfg.N' was bound to another object" in tierjit.explain(f)
 
 
 @pytest.mark.parametrize("tier", ["auto", "baseline", "opt"])
@@ -197,3 +197,128 @@ def test_a_name_bound_again_before_every_call_ends_in_cpython(tier, hot):
         assert f(3) == 3 * k
     assert not native(f)
     assert f"({REBINDS} times in a row)" in tierjit.explain(f)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_patched_math_function_or_builtin_is_not_the_real_one(tier, hot, monkeypatch):
+    """`math.sqrt` or `builtins.abs` patched before the function is compiled (a test's
+    `mock.patch`): the patched object is called, as by CPython, not the real one."""
+    import builtins
+    import math
+
+    monkeypatch.setattr(math, "sqrt", lambda x: 42.0)
+    monkeypatch.setattr(builtins, "abs", lambda x: 7)
+    ns = module("""
+        import math
+
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            return math.sqrt(x) + abs(x)
+        """, tier)
+    f = ns["f"]
+    _warm(f, -4.0)
+    assert f(-4.0) == 49.0
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_numbers_bound_again_are_compared_bit_for_bit(tier, hot):
+    """0j and complex(-0.0, 0.0) are equal, but not the same constant."""
+    ns = module("""
+        import math
+        Z = 0j
+
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            return math.copysign(1.0, Z.real) + x
+        """, tier)
+    f = ns["f"]
+    _warm(f, 1.0)
+    ns["Z"] = complex(-0.0, 0.0)
+    assert f(1.0) == 0.0
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_two_modules_of_one_name(tier, hot):
+    a, b = types.ModuleType("names_test_plugin"), types.ModuleType("names_test_plugin")
+    a.N, b.N = 10, 20
+    ns = module("""
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            return a.N * x + b.N
+        """, tier, a=a, b=b)
+    f = ns["f"]
+    _warm(f, 1)
+    a.N = 100
+    assert f(1) == 120
+    assert "line 4: 'a.N' was bound to another object" in tierjit.explain(f)
+
+
+@pytest.mark.parametrize("tier", ["baseline", "opt"])
+def test_tier_0_of_a_specialisation_native_code_refused(tier, hot):
+    """`s` an int, then a float: a union native code does not take, so the calls run tier 0,
+    which checks the names too."""
+    ns = module("""
+        N = 10
+
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            s = 0
+            for i in range(3):
+                s += x * N
+            return s
+        """, tier)
+    f = ns["f"]
+    _warm(f, 1.5)
+    ns["N"] = 20
+    assert f(1.5) == 90.0
+
+
+def test_an_osr_entry_checks_its_callees_names():
+    """A cold call moving into native code mid-loop: the call's start checked only the
+    function's own names, the transfer checks those of the callee its code embedded."""
+    ns = module("""
+        K = 1.0
+
+        @tierjit.jit
+        def h(x):
+            return x * K
+
+        @tierjit.jit
+        def f(n):
+            s = 0.0
+            for i in range(n):
+                s += h(1.0)
+            return s
+        """, "auto")
+    f = ns["f"]
+    with tierjit.config.override(hot_calls=10**6, hot_seconds=None, background=False,
+                                 osr_backedges=100):
+        for _ in range(4):
+            f(5000)
+        ns["K"] = 2.0
+        assert f(5000) == 10000.0
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_closure_variable_bound_again_by_its_function(tier, hot):
+    """The enclosing function defines the callee again after the inner function was
+    compiled (the rebinding scan only keeps numbers out of closures)."""
+    def outer():
+        @tierjit.jit(tier=tier)
+        def h(x):
+            return x * 2
+
+        @tierjit.jit(tier=tier)
+        def f(x):
+            return h(x) + 1
+
+        _warm(f, 1)
+
+        @tierjit.jit(tier=tier)
+        def h(x):           # noqa: F811 - bound again, as a factory would
+            return x * 3
+
+        return f
+
+    f = outer()
+    assert f(1) == 4

@@ -365,7 +365,7 @@ _ENTRY_TYPE_SLOTS = ("forward", "straight", "stack", "new", "dealloc", "traverse
 def entry_type_slots(lib: Library, offsets: dict[str, int]) -> dict[str, int]:
     """The native entry type's C slots and the shim upgrade (shared_ir.ENTRY_TYPE), copied
     and patched into the arena: name -> address. `offsets` fills the field-offset holes
-    (A ... G, TA ... TC, DV). Called once per process (runtime/entry.py); no LLVM runs."""
+    (A ... G, TA ... TC, DV, CR). Called once per process (runtime/entry.py); no LLVM runs."""
     message = ctypes.create_string_buffer(
         b"tierjit.Function() takes exactly 2 arguments (dispatcher, fallback)")
     from ...runtime import cstack

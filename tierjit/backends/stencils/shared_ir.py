@@ -539,7 +539,7 @@ define internal i1 @stack_ok() alwaysinline #0 {
 # function that turns a shim into an entry in place (runtime/shim.py), made once per
 # process from the library like the routines above, so that the type exists without LLVM.
 # Holes: the entry's field offsets A (slot), B (dispatcher), C (fallback), D (weakref list),
-# F (target) and G (straight calls left); a dict's version tag DV;
+# F (target) and G (straight calls left); a dict's version tag DV, a cell's ob_ref CR;
 # PyObject's ob_type E, a tuple's ob_size TA and its items TB, TC; the forwarder's address K,
 # None K2, &PyExc_TypeError K3 and tp_new's error message K4 (a C string). Py_IncRef and
 # Py_DecRef (not inline refcount arithmetic) keep this correct on 3.12+, where None is
@@ -598,10 +598,11 @@ fallback:
 ; i32 names(ptr t): do the free names in table t still name the objects a function's native
 ; code baked in (runtime/names.py)? t: the number of groups, then per group a dict, the
 ; version tag it had when last found unchanged, the number of names n, and n pairs (name,
-; object, or NULL for a name the dict must not have). A group whose dict kept its tag is
+; object, or NULL for a name the dict must not have); then the number of closure cells, and
+; per cell the cell and its object (NULL: empty). A group whose dict kept its tag is
 ; unchanged; otherwise each name is looked up (PyDict_GetItem: borrowed, no error set) and,
 ; when all are as expected, the new tag is kept: a program binding other globals costs a
-; lookup per name per call, not a call into Python.
+; lookup per name per call, not a call into Python. Hole CR: a cell's ob_ref.
 define i32 @st_type_names(ptr %t) #0 {
 entry:
   %g = load i64, ptr %t, align 8
@@ -611,7 +612,7 @@ group:
   %k = phi i64 [0, %entry], [%k1, %next]
   %p = phi ptr [%p0, %entry], [%pn, %next]
   %more = icmp ult i64 %k, %g
-  br i1 %more, label %look, label %yes
+  br i1 %more, label %look, label %cells
 look:
   %d = load ptr, ptr %p, align 8
   %vp = getelementptr inbounds i8, ptr %d, i64 ptrtoint (ptr @DV to i64)
@@ -648,6 +649,27 @@ seen:
 next:
   %k1 = add i64 %k, 1
   br label %group
+cells:
+  %c = load i64, ptr %p, align 8
+  br label %cell.loop
+cell.loop:
+  %i = phi i64 [0, %cells], [%i1, %cell.ok]
+  %cleft = icmp ult i64 %i, %c
+  br i1 %cleft, label %cell, label %yes
+cell:
+  %cw = shl i64 %i, 1
+  %cw1 = add i64 %cw, 1
+  %cp = getelementptr i64, ptr %p, i64 %cw1
+  %cell.obj = load ptr, ptr %cp, align 8
+  %cwant.p = getelementptr ptr, ptr %cp, i64 1
+  %cwant = load ptr, ptr %cwant.p, align 8
+  %ref.p = getelementptr inbounds i8, ptr %cell.obj, i64 ptrtoint (ptr @CR to i64)
+  %ref = load ptr, ptr %ref.p, align 8
+  %i1 = add i64 %i, 1
+  %cok = icmp eq ptr %ref, %cwant
+  br i1 %cok, label %cell.ok, label %no
+cell.ok:
+  br label %cell.loop
 no:
   ret i32 0
 yes:

@@ -44,7 +44,7 @@ from ..float_pow import float_pow_ir
 from .shared_ir import (ENTRY, ENTRY_TYPE, K_ARRAY, K_BOOL, K_FLOAT, K_INT, K_NONE, K_NPFLOAT,  # noqa: F401
                         K_NPINT, K_TUPLE, K_UNION, POLL_EVERY, PROLOGUE, STACK_OK)
 
-SMALL_HOLES = ("A", "B", "C", "D", "E", "F", "G", "TA", "TB", "TC", "DV")
+SMALL_HOLES = ("A", "B", "C", "D", "E", "F", "G", "TA", "TB", "TC", "DV", "CR")
 LARGE_HOLES = ("K", "K2")
 JUMP_HOLES = ("NEXT", "JT", "JF", "DEOPT", "DEOPT2", "DEOPTALL")
 # C functions stencils call; the emitter resolves them in the running process.
