@@ -449,6 +449,10 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         from . import entry as _entry
         if _entry.is_entry(self.entry):
             _entry.uninstall(self.entry)
+        # what it compiled goes (a call running it, or a caller that embedded it, keeps its
+        # own references): a program restarting functions now and then does not pile up code
+        self.specs, self._ir = {}, None
+        self.__dict__.pop("_baseline_codes", None)
         n = self.rebinds + 1 if _clock() - self.born < REBIND_SECONDS else 1
         if n <= REBINDS:
             nxt = Dispatcher(self.py_func, self.tier)

@@ -246,7 +246,8 @@ def _baked(d: Any) -> list:
 def _call_line(d: Any, callee: Any) -> int:
     """The line of `d` that reads the name of `callee` (0 when it calls it through another
     function)."""
-    for name, obj in d._ir.free.items():
+    ir = d._ir
+    for name, obj in ir.free.items() if ir is not None else ():
         # (the dispatcher itself: dispatcher_of goes on to the one that started anew)
         if not isinstance(obj, types.ModuleType) and \
                 getattr(obj, "__tierjit_dispatcher__", None) is callee:
