@@ -161,6 +161,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         self.successor: Dispatcher | None = None    # ... and the dispatcher starting anew
         self.rebound_from: str | None = None   # on that successor: its predecessor's why
         self.rebinds = 0                       # predecessors in a row
+        self.predecessors: list = []         # weak references to them, oldest first
+        self.retired: list = []              # the targets their entries had (see rebound)
         self.born = _clock()
 
     # -- compilation ----------------------------------------------------------------------
@@ -458,12 +460,20 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             nxt = Dispatcher(self.py_func, self.tier)
             nxt.rebinds = n
             nxt.rebound_from = why
-            self.successor = nxt
+            # every live predecessor's entry (the program holds the first; callers' code may
+            # hold others) passes its calls to the newest: one C call more (the straight
+            # slot), else one hop through the fallback (`_successor`), however many
+            # restarts. The targets they had are kept one restart more (a call passing
+            # through a slot borrows its target; no Python code runs meanwhile), then go.
+            nxt.predecessors = [r for r in (*self.predecessors, _weakref(self)) if r()]
+            for ref in nxt.predecessors:
+                p = ref()
+                if p is not None:
+                    p.successor = nxt
+                    nxt.retired.append(_entry.forward_to(p.entry, nxt.entry))
+            self.retired = []
             record("recompile", self.__qualname__, "", self.tier, owner=self,
                    reason=f"{why}: lowered again when it gets hot")
-            # one C call more (the straight slot): else through the fallback (`_successor`)
-            if _entry.go_straight(self.entry, nxt.entry):
-                _entry.set_straight(self.entry, 2**62)
             return
         self._ir_error = Unsupported(f"{construct} ({REBINDS} times in a row)", line)
         from .straight import after_give_up
@@ -580,11 +590,12 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
                 spec = self.specialise(key)
         if spec.runs_native:
             return spec.native.entry_callable(*bound)
-        if spec.tier0 is not None:
+        tier0 = spec.tier0                   # (read once: another thread may restart it)
+        if tier0 is not None:
             guard = spec.guard
             if guard is not None and not guard.current():
                 return guard(*bound)
-            return spec.tier0(*bound)
+            return tier0(*bound)
         if self._ir_error is not None and self.straight is None:
             self.go_straight()                   # nothing compiles: CPython's recursion depth
         return self.py_func(*bound)
@@ -877,9 +888,7 @@ def dispatcher_of(obj) -> "Dispatcher | None":
             return obj.materialise()
         if not isinstance(obj, Dispatcher):
             return None
-    while obj.successor is not None:        # started anew (Dispatcher.rebound)
-        obj = obj.successor
-    return obj
+    return obj if obj.successor is None else obj.successor   # started anew (rebound)
 
 
 # -- every dispatcher, for tierjit.stats() (the registry is runtime.shim's) ---------------------
@@ -907,8 +916,9 @@ def forget_queued_builds() -> None:
 
 
 def dispatchers() -> "list[Dispatcher]":
-    """The live dispatchers, oldest first (cold ones made whole)."""
-    return [d.materialise() for d in registered()]
+    """The live dispatchers, oldest first (cold ones made whole), but those that gave way
+    to a successor (Dispatcher.rebound): a function is listed once, as it runs now."""
+    return [d for d in map(ColdDispatcher.materialise, registered()) if d.successor is None]
 
 
 def whole_dispatchers() -> "list[Dispatcher]":

@@ -378,6 +378,32 @@ def go_straight(obj: Any, target: Any) -> bool:
     return True
 
 
+def forward_to(obj: Any, target: Any) -> Any:
+    """Send every call of `obj` to `target` through the straight slot, for good (a function
+    that started anew: runtime/dispatch.py, Dispatcher.rebound), even where the slot had
+    another target. Returns the old target (None if none), whose reference the entry gave
+    up: the caller must keep it a while, since a call passing through the slot may be using
+    it (the slot borrows its target); False when `obj` cannot take the straight slot (its
+    calls then reach its fallback)."""
+    import ctypes
+
+    if go_straight(obj, target):
+        set_straight(obj, 2**62)
+        return None
+    if not is_entry(obj):
+        return False
+    with gc_paused, _install_lock:
+        cell = ctypes.c_void_p.from_address(id(obj) + TARGET_OFFSET)
+        old = ctypes.cast(cell.value, ctypes.py_object).value if cell.value else None
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(target))
+        cell.value = id(target)
+        if old is not None:
+            ctypes.pythonapi.Py_DecRef(ctypes.py_object(old))    # the entry's reference
+        set_slot(obj, _get_runtime().straight)
+    set_straight(obj, 2**62)
+    return old
+
+
 def is_straight(obj: Any) -> bool:
     """Is the straight slot installed in `obj`?"""
     return is_entry(obj) and get_slot(obj) == _get_runtime().straight

@@ -64,13 +64,15 @@ def guard_for(dispatcher: Any, fn: Any) -> NameGuard | None:
 class NameGuard:
     """The names check's table for one piece of native code, and what a failed check calls."""
 
-    __slots__ = ("__weakref__", "baked", "dispatcher", "expect", "keep", "table")
+    __slots__ = ("__weakref__", "baked", "deps", "dispatcher", "expect", "keep", "table")
 
     def __init__(self, dispatcher: Any, fn: Any) -> None:
         self.dispatcher = dispatcher
-        # (function, where, name, object, what explain calls it, the opcodes reading it) for
-        # the functions reached; `where` a dict, or a closure's cell
-        self.baked = [(d, *b) for d in _reached(dispatcher, fn) for b in _baked(d)]
+        # the functions reached (this one first), and per function (function, where, name,
+        # object, what explain calls it, the opcodes reading it); `where` a dict, or a
+        # closure's cell
+        self.deps = _reached(dispatcher, fn)
+        self.baked = [(d, *b) for d in self.deps for b in _baked(d)]
         # (id of where, name) -> (where, name, the object the name must name there, or
         # _MISSING: it must be absent, or the cell empty)
         self.expect: dict[tuple[int, str], tuple[Any, str, Any]] = {}
@@ -121,7 +123,7 @@ class NameGuard:
         for where, name, obj in self.expect.values():
             if _now(where, name) is not obj:
                 return False
-        return True
+        return not any(d.rebound_why is not None for d in self.deps[1:])
 
     def stale(self) -> list[tuple[Any, str, int]]:
         """(function, why, line) for each function reached whose names no longer name what its
@@ -140,6 +142,9 @@ class NameGuard:
                 continue
             why = f"'{label}' was bound to another object after the function was compiled"
             out.append((d, why, _line_of(d, name, ops)))
+        for d in self.deps[1:]:             # a callee that started anew since (its names
+            if d.rebound_why is not None and not any(d is o for o, _, _ in out):  # are gone)
+                out.append((d, d._ir_error.construct, d._ir_error.line))
         if renewed:
             self._fill()
         return out
@@ -244,14 +249,12 @@ def _baked(d: Any) -> list:
 
 
 def _call_line(d: Any, callee: Any) -> int:
-    """The line of `d` that reads the name of `callee` (0 when it calls it through another
-    function)."""
+    """The line of `d` that calls `callee` (0 when it calls it through another function)."""
     ir = d._ir
-    for name, obj in ir.free.items() if ir is not None else ():
-        # (the dispatcher itself: dispatcher_of goes on to the one that started anew)
-        if not isinstance(obj, types.ModuleType) and \
-                getattr(obj, "__tierjit_dispatcher__", None) is callee:
-            return _line_of(d, name, _NAME_OPS)
+    for b in ir.blocks if ir is not None else ():
+        for ins in b.instrs:
+            if ins.op is _CALL_JIT and ins.attr is callee:
+                return ins.line
     return 0
 
 

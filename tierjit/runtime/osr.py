@@ -106,7 +106,7 @@ class OsrEntries:
             code, tier = self.baseline.get((header, types)), "baseline"
             if code is None:
                 return _waiting() if not spec.built else self._failed(header)
-        if not self._current(spec, code):
+        if not self._current(spec):
             return _waiting()
         self.transfers += 1
         self.moved.add(self.current)
@@ -118,16 +118,19 @@ class OsrEntries:
             return watched(d, code)(*live)
         return code.entry_callable(*live)
 
-    def _current(self, spec: "Specialisation", code: Any) -> bool:
+    def _guard(self, spec: "Specialisation", fn: Any) -> None:
+        """The names check of the entry's code, made with it (while the callees it reached
+        still have the IR it was made from)."""
+        if spec.guard is None:
+            from .names import NameGuard
+            spec.guard = NameGuard(self.dispatcher, fn)
+
+    def _current(self, spec: "Specialisation") -> bool:
         """Do the free names that the entry's code reached (its callees' too: the call's
         start checked only the function's own) still name what it baked in? If not, those
         whose names changed start anew (runtime/names.py), and the loop goes on in tier 0."""
         guard = spec.guard
-        if guard is None:
-            from .names import NameGuard
-            fn = code.fn if getattr(code, "tier", None) == "baseline" else spec.typed.fn
-            guard = spec.guard = NameGuard(self.dispatcher, fn)
-        return guard.current() or guard.settle()
+        return guard is None or guard.current() or guard.settle()
 
     def _failed(self, header: int) -> Any:
         """No native code for this header's loop: the loop goes on in Python (see `failed`)."""
@@ -166,6 +169,8 @@ class OsrEntries:
         point = self.points[header]
         d.build_version(spec, lambda: osr_function(d.untyped_ir(), point),
                         (d, "osr", header, spec.arg_types), osr_line=point.line)
+        if spec.typed is not None:
+            self._guard(spec, spec.typed.fn)
 
     def build_baseline(self, header: int, spec: "Specialisation") -> None:
         """Baseline code for the OSR entry at `header` (see the module docstring), from its
@@ -196,6 +201,7 @@ class OsrEntries:
                    detail=f"baseline OSR build failed: {type(e).__name__}: {e}")
             return
         code.keepalive[0].on_give_up = lambda: self.baseline.pop(key, None)
+        self._guard(spec, typed.fn)
         self.baseline[key] = code
         record("compile", d.__qualname__, _fmt_types(spec.arg_types), "baseline",
                _clock() - start, osr_line=point.line,

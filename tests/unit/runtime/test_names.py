@@ -322,3 +322,109 @@ def test_a_closure_variable_bound_again_by_its_function(tier, hot):
 
     f = outer()
     assert f(1) == 4
+
+
+@pytest.mark.parametrize("tier", ["auto", "baseline", "opt"])
+def test_restarts_keep_cpythons_recursion_depth(tier, hot):
+    """Calls of the object the program holds reach the newest successor in one step, in C:
+    a recursion after restarts goes as deep as under CPython (each restart added Python
+    frames to every call)."""
+    ns = module("""
+        K = 1
+
+        @tierjit.jit(tier=TIER)
+        def rec(n):
+            if n == 0:
+                return 0
+            return rec(n - 1) + K
+        """, tier)
+    rec = ns["rec"]
+    for k in range(2, 6):               # 3 restarts, then CPython's
+        _warm(rec, 3, times=5)
+        ns["K"] = k
+        assert rec(3) == 3 * k
+    assert rec(400) == 400 * 5
+
+
+def test_restarts_now_and_then_do_not_pile_up(hot, monkeypatch):
+    """Restarts far apart (a notebook's cells): each makes a successor, and the ones before
+    are let go (only the function's first dispatcher stays, held by the program)."""
+    import gc
+
+    from tierjit.runtime import dispatch
+
+    monkeypatch.setattr(dispatch, "REBIND_SECONDS", 0.0)
+    ns = module("""
+        K = 1
+
+        @tierjit.jit(tier=TIER)
+        def f(n):
+            return n + K
+        """, "opt")
+    f = ns["f"]
+    for k in range(200):
+        ns["K"] = k % 2 + 1
+        assert f(1) == 1 + ns["K"]
+    gc.collect()
+    assert len([d for d in dispatch.registered() if d.__qualname__ == "f"
+                and d.py_func is f.py_func]) <= 3
+    names = [name for name in tierjit.stats()["functions"] if name.split("#")[0] == "f"]
+    assert len(names) == 1
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_explain_names_the_call_of_a_callee_that_started_anew(tier, hot):
+    lib = module("""
+        K = 1
+
+        @tierjit.jit(tier=TIER)
+        def g(x):
+            return x + K
+        """, tier)
+    ns = module("""
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            y = x * 2
+            return g(y)
+        """, tier, g=lib["g"])
+    g, f = lib["g"], ns["f"]
+    _warm(g, 1)
+    lib["K"] = 2
+    _warm(g, 1)                         # g started anew
+    _warm(f, 1)                         # f compiled, calling g's successor
+    lib["K"] = 3
+    assert f(1) == 5
+    assert "started anew: line 5: it calls g, in which 'K' was bound" in tierjit.explain(f)
+
+
+def test_an_osr_entry_built_before_its_callee_started_anew():
+    """The OSR entry's names check is made with its code, while the callee's IR is there:
+    made at the first transfer, after the callee had started anew, it held none of the
+    callee's names and the transfers ran the old K."""
+    ns = module("""
+        K = 1
+
+        @tierjit.jit
+        def g(x):
+            return x + K
+
+        @tierjit.jit
+        def f(n):
+            s = 0
+            for i in range(n):
+                s += g(i)
+            return s
+        """, "auto")
+    g, f = ns["g"], ns["f"]
+    from tierjit.runtime import compiler
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, watch_seconds=0,
+                                 watch_size=None, osr_backedges=1000, background=True,
+                                 tierup_seconds=None):
+        with tierjit.config.override(hot_calls=2, background=False):
+            _warm(g, 1, times=5)
+        f(1500)
+        compiler.wait_idle(5)
+        ns["K"] = 2
+        g(1)                            # g starts anew
+        for n in (5000, 100000):
+            assert f(n) == f.py_func(n)
