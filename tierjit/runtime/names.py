@@ -40,6 +40,7 @@ import builtins
 import sys
 import types
 
+from ..frontend.resolve import _MISSING  # what a name that was not found resolved to
 from ..ir.ops import Op
 
 TYPE_CHECKING = False
@@ -47,8 +48,8 @@ if TYPE_CHECKING:                       # pragma: no cover - typing only
     from typing import Any
 
 _CALL_JIT = Op.CALL_JIT
-_MISSING = object()
 _CELL = types.CellType
+_TABLES: dict[int, Any] = {}   # words -> the ctypes array type of a table of that size
 _NAME_OPS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLOSURE")
 _ATTR_OPS = ("LOAD_ATTR", "LOAD_METHOD")
 
@@ -112,7 +113,11 @@ class NameGuard:
             words += [id(cell), 0 if obj is _MISSING else id(obj)]
             keep += (cell, obj)
         if self.table is None:
-            self.table = (ctypes.c_uint64 * len(words))(*words)
+            n = len(words)
+            kind = _TABLES.get(n)
+            if kind is None:                # (making a ctypes array type takes microseconds)
+                kind = _TABLES[n] = ctypes.c_uint64 * n
+            self.table = kind(*words)
         else:                   # in place: native code holds its address (same keys, size)
             self.table[:] = words
         self.keep = keep
@@ -224,7 +229,6 @@ def _baked(d: Any) -> list:
     """(where, name, object or _MISSING, what explain calls it, the opcodes that read it)
     for each free name and module attribute the lowered IR of `d` baked in: where CPython
     looks it up (a dict, or the closure's cell), and what it must find there."""
-    from ..frontend.resolve import _MISSING as missing
     ir = getattr(d, "_ir", None)
     if ir is None:
         return []
@@ -235,7 +239,6 @@ def _baked(d: Any) -> list:
     cells = f.__code__.co_freevars
     out = []
     for name, obj in ir.free.items():
-        obj = _MISSING if obj is missing else obj
         if name in cells:
             out.append((f.__closure__[cells.index(name)], name, obj, name, _NAME_OPS))
         elif obj is not _MISSING and glb.get(name, _MISSING) is obj:
