@@ -1,5 +1,5 @@
-"""tierjit in six short acts: speed, exact big ints, exact exceptions, adaptive tiering,
-variants, honest fallback.
+"""tierjit in seven short acts: speed, exact big ints, exact exceptions, adaptive tiering,
+variants, honest fallback, names bound again.
 
 Run with `.venv/bin/python examples/tour.py` (`make demo` runs it last). Takes a few seconds.
 """
@@ -68,6 +68,28 @@ CALC_SOURCE = "def calc(x):\n    return (x + {myplus!r}) * {mymul!r}\n"
 def shout(x):
     print(x)                # print() is outside the subset: the function stays CPython
     return x
+
+
+@tierjit.jit
+def feet(x):
+    return x * 0.3048
+
+
+@tierjit.jit
+def yards(x):
+    return x * 0.9144
+
+
+unit = feet                 # what `length` calls: bound again in act (g)
+
+
+@tierjit.jit(tier="opt")
+def length(xs):
+    """Metres, adding up lengths in `unit`."""
+    s = 0.0
+    for i in range(len(xs)):
+        s += unit(xs[i])
+    return s
 
 
 def best_time(f, args, repeat):
@@ -234,6 +256,19 @@ def fallback():
     indented(tierjit.explain(shout))
 
 
+def rebinding():
+    global unit
+    heading("(g) a name bound again is seen at the next call, and the function starts anew")
+    xs = np.arange(1000.0)
+    before = length(xs)                 # compiled at its first call, calling feet
+    unit = yards
+    after = length(xs)
+    print(f"   length(xs) in feet: {before:.1f} m; after `unit = yards`: {after:.1f} m "
+          f"(CPython: {length.py_func(xs):.1f} m)")
+    length(xs)                          # compiled again, calling yards
+    indented(tierjit.explain(length))
+
+
 def main():
     t = time.perf_counter()
     speed()
@@ -242,6 +277,7 @@ def main():
     adaptive()
     variants()
     fallback()
+    rebinding()
     print(f"\ndemo finished in {time.perf_counter() - t:.1f} s")
 
 
