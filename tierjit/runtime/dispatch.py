@@ -162,7 +162,6 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         self.rebound_from: str | None = None   # on that successor: its predecessor's why
         self.rebinds = 0                       # predecessors in a row
         self.predecessors: list = []         # weak references to them, oldest first
-        self.retired: list = []              # the targets their entries had (see rebound)
         self.born = _clock()
 
     # -- compilation ----------------------------------------------------------------------
@@ -451,27 +450,22 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         from . import entry as _entry
         if _entry.is_entry(self.entry):
             _entry.uninstall(self.entry)
-        # what it compiled goes (a call running it, or a caller that embedded it, keeps its
-        # own references): a program restarting functions now and then does not pile up code
-        self.specs, self._ir = {}, None
-        self.__dict__.pop("_baseline_codes", None)
         n = self.rebinds + 1 if _clock() - self.born < REBIND_SECONDS else 1
         if n <= REBINDS:
             nxt = Dispatcher(self.py_func, self.tier)
             nxt.rebinds = n
             nxt.rebound_from = why
             # every live predecessor's entry (the program holds the first; callers' code may
-            # hold others) passes its calls to the newest: one C call more (the straight
-            # slot), else one hop through the fallback (`_successor`), however many
-            # restarts. The targets they had are kept one restart more (a call passing
-            # through a slot borrows its target; no Python code runs meanwhile), then go.
+            # hold others) passes its calls to the newest: one C call more (the relay slot),
+            # else one hop through the fallback (`_successor`), however many restarts. What
+            # a predecessor compiled goes with it, once nothing holds it (a running call's
+            # entry holds its dispatcher): restarts now and then do not pile up code.
             nxt.predecessors = [r for r in (*self.predecessors, _weakref(self)) if r()]
             for ref in nxt.predecessors:
                 p = ref()
                 if p is not None:
                     p.successor = nxt
-                    nxt.retired.append(_entry.forward_to(p.entry, nxt.entry))
-            self.retired = []
+                    _entry.forward_to(p.entry, nxt.entry)
             record("recompile", self.__qualname__, "", self.tier, owner=self,
                    reason=f"{why}: lowered again when it gets hot")
             return

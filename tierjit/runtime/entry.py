@@ -22,7 +22,8 @@ Instance layout (64-bit; H = sizeof(PyObject) = 16 in release builds)::
     };                                //  H + 48  BASICSIZE
 
 `target` and `straight` serve the straight slot (runtime/straight.py), which calls `target`
-while `straight` is positive, counting down, and then the fallback.
+while `straight` is positive, counting down, and then the fallback; `target` also serves the
+relay slot (`forward_to`), which calls it always, holding a reference for the call.
 
 Invariants native code may rely on:
 - `dispatcher` and `fallback` are never NULL once the object exists and never change while it
@@ -86,10 +87,10 @@ _TPFLAGS_DEFAULT = 1 << 18  # Py_TPFLAGS_HAVE_VERSION_TAG
 class _Runtime:
     """The entry type plus the addresses of its compiled slot functions (one per process)."""
 
-    __slots__ = ("clear", "forward", "names", "stack", "straight", "type", "upgrade")
+    __slots__ = ("clear", "forward", "names", "relay", "stack", "straight", "type", "upgrade")
 
     def __init__(self, tp: type, forward: int, straight: int, clear: int, upgrade: int,
-                 stack: int, names: int) -> None:
+                 stack: int, names: int, relay: int) -> None:
         self.type = tp
         self.forward = forward
         self.straight = straight
@@ -97,6 +98,7 @@ class _Runtime:
         self.clear = clear  # exposed for tests that exercise tp_clear directly
         self.upgrade = upgrade  # runtime/shim.py: a shim becomes an entry in place
         self.names = names      # runtime/names.py: do free names still name the same objects?
+        self.relay = relay      # forward_to: every call to the target, holding a reference
 
 
 _runtime: _Runtime | None = None
@@ -181,7 +183,7 @@ def _build_runtime() -> _Runtime:
     _install_python_level(tp)
     _freeze(tp)
     return _Runtime(tp, address["forward"], address["straight"], address["clear"],
-                    address["upgrade"], address["stack"], address["names"])
+                    address["upgrade"], address["stack"], address["names"], address["relay"])
 
 
 def _install_python_level(tp: type) -> None:
@@ -378,30 +380,32 @@ def go_straight(obj: Any, target: Any) -> bool:
     return True
 
 
-def forward_to(obj: Any, target: Any) -> Any:
-    """Send every call of `obj` to `target` through the straight slot, for good (a function
-    that started anew: runtime/dispatch.py, Dispatcher.rebound), even where the slot had
-    another target. Returns the old target (None if none), whose reference the entry gave
-    up: the caller must keep it a while, since a call passing through the slot may be using
-    it (the slot borrows its target); False when `obj` cannot take the straight slot (its
+def forward_to(obj: Any, target: Any) -> bool:
+    """Send every call of `obj` (an entry, or a shim, which becomes one) to `target`, for
+    good: the relay slot, which holds a reference to its target while a call runs, so that
+    the target may be swapped for another (a function starting anew again: runtime/dispatch.py,
+    Dispatcher.rebound) and the old one dropped. False when `obj` cannot be an entry (its
     calls then reach its fallback)."""
     import ctypes
 
-    if go_straight(obj, target):
-        set_straight(obj, 2**62)
-        return None
+    from .shim import Shim
+    runtime = _get_runtime()
+    if type(obj) is Shim and not go_straight(obj, target):   # (a shim becomes an entry)
+        return False
     if not is_entry(obj):
         return False
     with gc_paused, _install_lock:
         cell = ctypes.c_void_p.from_address(id(obj) + TARGET_OFFSET)
-        old = ctypes.cast(cell.value, ctypes.py_object).value if cell.value else None
+        old = cell.value
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(target))
         cell.value = id(target)
-        if old is not None:
-            ctypes.pythonapi.Py_DecRef(ctypes.py_object(old))    # the entry's reference
-        set_slot(obj, _get_runtime().straight)
-    set_straight(obj, 2**62)
-    return old
+        set_slot(obj, runtime.relay)
+        set_straight(obj, 0)
+    if old and old != id(target):
+        ctypes.pythonapi.Py_DecRef(ctypes.c_void_p(old))     # (a running call holds its own)
+    elif old:
+        ctypes.pythonapi.Py_DecRef(ctypes.py_object(target))
+    return True
 
 
 def is_straight(obj: Any) -> bool:

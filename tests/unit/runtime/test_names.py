@@ -428,3 +428,45 @@ def test_an_osr_entry_built_before_its_callee_started_anew():
         g(1)                            # g starts anew
         for n in (5000, 100000):
             assert f(n) == f.py_func(n)
+
+
+@pytest.mark.parametrize("tier", ["baseline", "opt"])
+def test_a_call_running_while_its_function_restarts(tier, hot):
+    """A thread runs the first successor's code while two more restarts and a collection
+    happen: the code's objects (its deopt's resume) must stay alive for the call, whose
+    deopt at the end (`s * K + big` passes 64 bits) then used freed memory. (K is read
+    after the loop, and is 2 again by then, as the running code has it.)"""
+    import gc
+    import threading
+    import time
+
+    ns = module("""
+        K = 1
+
+        @tierjit.jit(tier=TIER)
+        def f(n, big):
+            s = 0
+            for i in range(n):
+                s += i
+            return s * K + big
+        """, tier)
+    f = ns["f"]
+
+    def rebind(k):
+        ns["K"] = k
+        f(10, 1)                        # starts f anew
+        f(10, 1)                        # compiles the successor
+
+    f(10, 1)
+    rebind(2)
+    n, big = 150_000_000, 2**63 - 100
+    out = []
+    t = threading.Thread(target=lambda: out.append(f(n, big)))
+    t.start()
+    time.sleep(0.05)
+    rebind(3)
+    rebind(4)
+    ns["K"] = 2
+    gc.collect()
+    t.join()
+    assert out == [n * (n - 1) // 2 * 2 + big]

@@ -359,7 +359,7 @@ def shared(lib: Library, active_counter: int, fallback_offset: int) -> dict[str,
 
 
 _ENTRY_TYPE_SLOTS = ("forward", "straight", "stack", "new", "dealloc", "traverse", "clear",
-                     "descr_get", "upgrade", "names")
+                     "descr_get", "upgrade", "names", "relay")
 
 
 def entry_type_slots(lib: Library, offsets: dict[str, int]) -> dict[str, int]:

@@ -595,6 +595,25 @@ fallback:
   ret ptr %r2
 }
 
+; The relay slot (runtime/entry.py: forward_to): self->target(*args, **kwnames), for good,
+; holding a reference to the target for the call (the target may be swapped while the call
+; runs, by a function starting anew on another thread, and its code must not be freed under
+; the call).
+define ptr @st_type_relay(ptr %self, ptr %args, i64 %nargsf, ptr %kwnames) #0 {
+entry:
+  %room = call i1 @stack_ok()
+  br i1 %room, label %call, label %full
+full:
+  ret ptr null
+call:
+  %pt = getelementptr inbounds i8, ptr %self, i64 ptrtoint (ptr @F to i64)
+  %t = load ptr, ptr %pt, align 8
+  call void @Py_IncRef(ptr %t)
+  %r = call ptr @PyObject_Vectorcall(ptr %t, ptr %args, i64 %nargsf, ptr %kwnames)
+  call void @Py_DecRef(ptr %t)
+  ret ptr %r
+}
+
 ; i32 names(ptr t): do the free names in table t still name the objects a function's native
 ; code baked in (runtime/names.py)? t: the number of groups, then per group a dict, the
 ; version tag it had when last found unchanged, the number of names n, and n pairs (name,
