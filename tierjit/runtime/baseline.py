@@ -167,7 +167,7 @@ def _install(dispatcher, key, code) -> None:
     from . import entry
     from .dispatch import _fmt_types
     from .events import record
-    if dispatcher.rebound_why is not None:      # started anew since (Dispatcher.rebound)
+    if dispatcher.rebound_why is not None:      # started anew since (runtime/restart.py)
         return
     ok = entry.install(dispatcher.entry, code.entry_address)
     record("tier-up", dispatcher.__qualname__, _fmt_types(key), "baseline",

@@ -43,6 +43,7 @@ from .config import config as _config
 from . import shim as _shim
 from .gcpause import gc_paused
 from .introspect import Introspection, _fmt_types
+from .restart import Restarting
 from .shim import LAYOUT_OK as _SHIMS
 from .shim import _NESTED, ColdDispatcher, make_shim, register, registered
 from .speculation import RESPECULATE_AFTER, Speculating, _matches
@@ -66,12 +67,6 @@ TIERS = ("auto", "interp", "baseline", "opt")
 STRICT = os.environ.get("TIERJIT_STRICT", "") not in ("", "0")
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
-# A function whose free names were bound again starts anew (Dispatcher.rebound) this many
-# times in a row, each within REBIND_SECONDS of the one before; then it runs as CPython (a
-# program rebinding a name before every call would otherwise pay a compile each time, where
-# a notebook's cell run again now and then should not).
-REBINDS = 3
-REBIND_SECONDS = 10.0
 _INTERRUPTED = "its compile was interrupted by an exception of the program's signal handler"
 _type_of_value: "Callable[[Any], Any] | None" = None     # types.lattice.type_of_value, once hot
 
@@ -123,7 +118,7 @@ class Specialisation:
         return f"<Specialisation {_fmt_types(self.arg_types, self.values)} {self.tier}>"
 
 
-class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
+class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspection):
     """The compiler's view of one jitted Python function."""
 
     def __init__(self, py_func: "Callable", tier: str = "auto"):
@@ -157,11 +152,14 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
         self._pending: set[_Build] = set()   # queued builds (set add/discard are atomic)
         self.compiles = 0
         self.compile_seconds = 0.0
-        self.rebound_why: str | None = None  # runtime/names.py: a free name bound again
-        self.successor: Dispatcher | None = None    # ... and the dispatcher starting anew
-        self.rebound_from: str | None = None   # on that successor: its predecessor's why
-        self.rebinds = 0                       # predecessors in a row
-        self.predecessors: list = []         # weak references to them, oldest first
+        # runtime/restart.py: why a free name made it start anew, and the dispatcher that
+        # did; on that successor, its predecessor's why, how many restarts in a row led to
+        # it, and weak references to the predecessors, oldest first
+        self.rebound_why: str | None = None
+        self.successor: Dispatcher | None = None
+        self.rebound_from: str | None = None
+        self.rebinds = 0
+        self.predecessors: list = []
         self.born = _clock()
 
     # -- compilation ----------------------------------------------------------------------
@@ -421,62 +419,6 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Introspection):
             superseded(self, spec.arg_types, False)
         record("give-up", self.__qualname__, _fmt_types(spec.arg_types), spec.tier,
                owner=self, reason=why)
-
-    def rebound(self, why: str, line: int = 0) -> None:
-        """A free name no longer names what this function's compiled code baked in
-        (runtime/names.py): none of it runs again — native code, tier 0, counting tier 0,
-        baseline code. The function starts anew in a successor, a new dispatcher of the same
-        function that lowers it again when it gets hot (at its first call under "opt"), and
-        its entry's calls go to the successor's entry; after REBINDS successors in a row
-        (REBIND_SECONDS apart or less) the function runs as CPython. Not under the build
-        lock (a build may hold it for milliseconds): a build finishing later is not installed
-        (`_install`), and its code's own check would refuse it anyway."""
-        from ..errors import Unsupported
-        from .events import record
-        if self.rebound_why is not None:
-            return
-        construct = why
-        self._ir_error = Unsupported(construct, line)
-        self.rebound_why = why = self._ir_error.describe()
-        self.counting = False
-        for spec in list(self.specs.values()):
-            for s in (spec, spec.value_spec):
-                if s is not None:
-                    self.give_up(s, why)
-                    s.tier, s.tier0 = "python", None
-        for code in list(self.__dict__.get("_baseline_codes", {}).values()):
-            if code is not None:
-                code.given_up = True
-        from . import entry as _entry
-        if _entry.is_entry(self.entry):
-            _entry.uninstall(self.entry)
-        n = self.rebinds + 1 if _clock() - self.born < REBIND_SECONDS else 1
-        if n <= REBINDS:
-            nxt = Dispatcher(self.py_func, self.tier)
-            nxt.rebinds = n
-            nxt.rebound_from = why
-            # every live predecessor's entry (the program holds the first; callers' code may
-            # hold others) passes its calls to the newest: one C call more (the relay slot),
-            # else one hop through the fallback (`_successor`), however many restarts. What
-            # a predecessor compiled goes with it, once nothing holds it (a running call's
-            # entry holds its dispatcher): restarts now and then do not pile up code.
-            nxt.predecessors = [r for r in (*self.predecessors, _weakref(self)) if r()]
-            for ref in nxt.predecessors:
-                p = ref()
-                if p is not None:
-                    p.successor = nxt
-                    _entry.forward_to(p.entry, nxt.entry)
-            record("recompile", self.__qualname__, "", self.tier, owner=self,
-                   reason=f"{why}: lowered again when it gets hot")
-            return
-        self._ir_error = Unsupported(f"{construct} ({REBINDS} times in a row)", line)
-        from .straight import after_give_up
-        after_give_up(self)
-
-    def _successor(self, args: tuple, kwargs: dict):
-        """A call of a function that started anew (see rebound) that reached this old
-        dispatcher: its successor's."""
-        return self.successor.entry(*args, **kwargs)
 
     # -- calling ----------------------------------------------------------------------------
     def call(self, *args, **kwargs):
@@ -911,7 +853,7 @@ def forget_queued_builds() -> None:
 
 def dispatchers() -> "list[Dispatcher]":
     """The live dispatchers, oldest first (cold ones made whole), but those that gave way
-    to a successor (Dispatcher.rebound): a function is listed once, as it runs now."""
+    to a successor (runtime/restart.py): a function is listed once, as it runs now."""
     return [d for d in map(ColdDispatcher.materialise, registered()) if d.successor is None]
 
 

@@ -383,8 +383,8 @@ def go_straight(obj: Any, target: Any) -> bool:
 def forward_to(obj: Any, target: Any) -> bool:
     """Send every call of `obj` (an entry, or a shim, which becomes one) to `target`, for
     good: the relay slot, which holds a reference to its target while a call runs, so that
-    the target may be swapped for another (a function starting anew again: runtime/dispatch.py,
-    Dispatcher.rebound) and the old one dropped. False when `obj` cannot be an entry (its
+    the target may be swapped for another (a function starting anew again:
+    runtime/restart.py) and the old one dropped. False when `obj` cannot be an entry (its
     calls then reach its fallback)."""
     import ctypes
 

@@ -21,7 +21,7 @@ The table covers the function's own names and those of every jitted function its
 reach without passing through an entry (a callee embedded and inlined, or called core to
 core), transitively. When a name no longer names its object, the call goes to the guard
 object (`NameGuard.__call__`): each function whose names changed, and the function whose
-code reached it, drops what it compiled and starts anew (`Dispatcher.rebound`: lowered
+code reached it, drops what it compiled and starts anew (runtime/restart.py: lowered
 again, with what the names name now, when it gets hot; `explain` names the name and its
 line), and the call itself runs the original function. A number bound again to an equal
 number of the same type and bits (`N = 1000` computed again) changes nothing: the table
@@ -157,7 +157,7 @@ class NameGuard:
     def settle(self) -> bool:
         """After a failed check: True when the names still name what the code expects (an
         equal number taken over); else each function whose names changed, and the one this
-        code belongs to, starts anew (Dispatcher.rebound), and False."""
+        code belongs to, starts anew (runtime/restart.py), and False."""
         d = self.dispatcher
         stale = self.stale()
         if not stale and self.current():

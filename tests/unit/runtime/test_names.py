@@ -181,7 +181,7 @@ def test_binding_other_globals_keeps_native_code(tier, hot):
 def test_a_name_bound_again_before_every_call_ends_in_cpython(tier, hot):
     """Each rebinding starts the function anew, REBINDS times in a row; then it stays
     CPython's rather than compile again at every call."""
-    from tierjit.runtime.dispatch import REBINDS
+    from tierjit.runtime.restart import REBINDS
 
     ns = module("""
         K = 1
@@ -351,9 +351,9 @@ def test_restarts_now_and_then_do_not_pile_up(hot, monkeypatch):
     are let go (only the function's first dispatcher stays, held by the program)."""
     import gc
 
-    from tierjit.runtime import dispatch
+    from tierjit.runtime import dispatch, restart
 
-    monkeypatch.setattr(dispatch, "REBIND_SECONDS", 0.0)
+    monkeypatch.setattr(restart, "REBIND_SECONDS", 0.0)
     ns = module("""
         K = 1
 
