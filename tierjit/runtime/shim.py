@@ -36,6 +36,7 @@ import sys
 from _thread import allocate_lock, get_ident as _get_ident
 from _weakref import ref as _weakref
 from time import perf_counter as _clock
+from time import sleep as _sleep
 
 from .config import config as _config
 
@@ -105,8 +106,11 @@ class Shim:
                     d.observe(args)
         elif d.bypass:
             n = d.calls = d.calls + 1
-            if not n & 1023 and d.straight is None:
-                d.straight_if_python_only()
+            if not n & 1023:
+                if d.straight is None:
+                    d.straight_if_python_only()
+                if d._pending:
+                    _sleep(0)             # its build gets the GIL (runtime.straight)
             f = d.py_func if d.counting is False else d.cold_target(args, kwargs)
         else:
             return self.__tierjit_fallback__(*args, **kwargs)

@@ -28,12 +28,23 @@ time in a process. So the first recursion asks the compiler thread to make it an
 through the shim, going straight once it is there; only a recursion that gets DEEP before
 then makes it (or waits for it) on its own thread, a pause recorded as one, and only from a
 stencil library in the disk cache (building one takes LLVM seconds).
+
+While a build of the function is in flight, every BYPASS_CALLS-th call that runs it as CPython
+(made straight, or through the shim) first lets the compiler thread have the GIL
+(time.sleep(0); CPython hands it back within the switch interval, 0.5 ms while the compiler
+is busy). Otherwise the two take turns by the switch interval alone, and a recursion waits
+for its native code the longer: fib(35)'s first call in a fresh process had its baseline
+code 166-195 ms in (a build of 123-138 ms) and took 248-274 ms; with the yield 72-81 ms in
+(38-47 ms) and 158-166 ms. Yielding at every nested call that waits for the entry type as
+well got it sooner still, but then the program's thread waited up to 14 ms for the GIL while
+the compiler thread's imports took it back at each of their system calls.
 """
 
 import os as _os
 from _thread import _local as threading_local
 from _thread import allocate_lock
 from time import perf_counter as _clock
+from time import sleep as _sleep
 
 from .config import config as _config
 
@@ -304,6 +315,8 @@ def target(d, args: tuple, kwargs: dict):
         return None                              # the hot call
     arm(d, BYPASS_CALLS)
     if d._ir_error is not None or d.bypass and d.counting is False:
+        if d._pending:
+            _sleep(0)                            # its build gets the GIL (see above)
         return d.py_func                         # nothing compiles, or not yet
     return None
 

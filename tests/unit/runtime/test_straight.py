@@ -226,6 +226,51 @@ def test_straight_calls_are_counted_and_sampled_like_cold_calls(jitted):
         assert d.straight is False or not entry.is_straight(f)
 
 
+def test_calls_run_as_cpython_give_the_gil_to_their_build_in_flight(jitted, monkeypatch):
+    # every BYPASS_CALLS-th call run as CPython while a build of the function is queued
+    # lets the compiler thread have the GIL (made straight or through the shim); none once
+    # native code runs them
+    yields = []
+    monkeypatch.setattr(straight, "_sleep", yields.append)
+    monkeypatch.setattr(shim, "_sleep", yields.append)
+    f = jitted("_with_constant")
+    c = compiler.get_compiler()
+    compiler.wait_idle(60)
+    with tierjit.config.override(hot_calls=10, hot_seconds=None):
+        c.pause()
+        try:
+            for _ in range(300):                    # 6,000 calls; hot after 10
+                assert f(19, 7) == 26
+            assert dispatcher_of(f)._pending        # its build waits in the queue
+            assert entry.is_straight(f)
+            assert 3 <= len(yields) <= 6000 // straight.BYPASS_CALLS + 1
+            assert set(yields) == {0}
+        finally:
+            c.resume()
+        assert compiler.wait_idle(60)
+        seen = len(yields)
+        for _ in range(300):
+            assert f(19, 7) == 26
+        assert not entry.is_straight(f) and len(yields) == seen
+
+
+def test_calls_of_a_function_that_does_not_compile_stop_giving_up_the_gil(jitted,
+                                                                          monkeypatch):
+    # (they give it while its build is in flight: that the build fails is the build's to find)
+    yields = []
+    monkeypatch.setattr(straight, "_sleep", yields.append)
+    monkeypatch.setattr(shim, "_sleep", yields.append)
+    f = jitted("_unsupported")
+    with tierjit.config.override(hot_calls=10, hot_seconds=None):
+        for _ in range(300):
+            assert f(19) == 19
+        assert compiler.wait_idle(60)
+        seen = len(yields)
+        for _ in range(300):
+            assert f(19) == 19
+    assert entry.is_straight(f) and len(yields) == seen
+
+
 @pytest.mark.parametrize("name, args, want", [("_with_constant", (19, 7), 26),
                                                ("_looping", (19, 3), 60)])
 def test_a_call_passed_on_before_begin_has_the_cell(jitted, name, args, want):
