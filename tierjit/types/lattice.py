@@ -15,16 +15,23 @@ from __future__ import annotations
 
 from dataclasses import FrozenInstanceError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Self
+
 
 class Type:
-    """Base of all types; instances are immutable and compare by value.
+    """Base of all types; instances are immutable and interned: one object per value, so
+    that types compare and hash by identity, in C.
 
-    The types are written out rather than made by @dataclass(frozen=True, slots=True), which
-    generates each one's __init__, __repr__, __eq__, __hash__, __setattr__ and __delattr__
-    from source text when the class is created: ~0.7 ms a type, paid by every process's first
-    compile. Each type names its fields in __slots__, sets them in __init__ and compares and
-    hashes them as a tuple, equal only to its own class (what dataclasses generates); the
-    rest is shared here."""
+    Every type is made once: the class's `__new__` returns the object already made with the
+    same fields, from a table of its own that keeps it for the process's life (a program's
+    types are few). Compiled code is keyed by types in caches that must not grow with every
+    compile (the stencil selector's are keyed by the type objects themselves), and
+    dispatching a call looks its argument types up at every call. Made by @dataclass(frozen=
+    True, slots=True) they would cost ~0.7 ms a class at the first compile (generated from
+    source text) and a Python call per hash or comparison; written out, each type names its
+    fields in __slots__ and sets them in __new__, and the rest is shared here."""
 
     __slots__ = ()
 
@@ -39,8 +46,15 @@ class Type:
         return f"{type(self).__qualname__}({fields})"
 
     def __reduce__(self) -> tuple:
-        # copy and pickle rebuild a type through __init__ (__setattr__ refuses their way)
+        # copy and pickle make a type through __new__ (__setattr__ refuses their way)
         return type(self), tuple(getattr(self, n) for n in self.__slots__)
+
+
+# The interning tables, by fields (see Type).
+_SCALARS: dict[type, Scalar] = {}
+_TUPLES: dict[tuple, TupleT] = {}
+_ARRAYS: dict[tuple, ArrayT] = {}
+_UNIONS: dict[frozenset, UnionT] = {}
 
 
 class Scalar(Type):
@@ -49,16 +63,13 @@ class Scalar(Type):
     __slots__ = ("py",)
     py: type
 
-    def __init__(self, py: type) -> None:
-        object.__setattr__(self, "py", py)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return (self.py,) == (other.py,)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((self.py,))
+    def __new__(cls, py: type) -> Self:
+        t = _SCALARS.get(py)
+        if t is None:
+            t = object.__new__(cls)
+            object.__setattr__(t, "py", py)
+            t = _SCALARS.setdefault(py, t)      # (atomic: another thread may be making it)
+        return t
 
     def __str__(self) -> str:
         mod = self.py.__module__
@@ -75,16 +86,14 @@ class TupleT(Type):
     __slots__ = ("items",)
     items: tuple[Type, ...]
 
-    def __init__(self, items: tuple[Type, ...]) -> None:
-        object.__setattr__(self, "items", items)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return (self.items,) == (other.items,)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((self.items,))
+    def __new__(cls, items: tuple[Type, ...]) -> Self:
+        items = tuple(items)
+        t = _TUPLES.get(items)
+        if t is None:
+            t = object.__new__(cls)
+            object.__setattr__(t, "items", items)
+            t = _TUPLES.setdefault(items, t)
+        return t
 
     def __str__(self) -> str:
         return "(" + ", ".join(map(str, self.items)) + ("," if len(self.items) == 1 else "") + ")"
@@ -98,24 +107,22 @@ class ArrayT(Type):
     ndim: int
     layout: str         # "C": C-contiguous; "A": any strides
 
-    def __init__(self, dtype: str, ndim: int, layout: str = "A") -> None:
-        object.__setattr__(self, "dtype", dtype)
-        object.__setattr__(self, "ndim", ndim)
-        object.__setattr__(self, "layout", layout)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return (self.dtype, self.ndim, self.layout) == (other.dtype, other.ndim, other.layout)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((self.dtype, self.ndim, self.layout))
+    def __new__(cls, dtype: str, ndim: int, layout: str = "A") -> Self:
+        key = (dtype, ndim, layout)
+        t = _ARRAYS.get(key)
+        if t is None:
+            t = object.__new__(cls)
+            object.__setattr__(t, "dtype", dtype)
+            object.__setattr__(t, "ndim", ndim)
+            object.__setattr__(t, "layout", layout)
+            t = _ARRAYS.setdefault(key, t)
+        return t
 
     def __str__(self) -> str:
         return f"array({self.dtype}, {self.ndim}d, {self.layout})"
 
     @property
-    def scalar(self) -> Scalar:
+    def scalar(self) -> Self:
         import numpy as np
         return Scalar(np.dtype(self.dtype).type)
 
@@ -126,16 +133,14 @@ class UnionT(Type):
     __slots__ = ("members",)
     members: frozenset[Type]
 
-    def __init__(self, members: frozenset[Type]) -> None:
-        object.__setattr__(self, "members", members)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return (self.members,) == (other.members,)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((self.members,))
+    def __new__(cls, members: frozenset[Type]) -> Self:
+        members = frozenset(members)
+        t = _UNIONS.get(members)
+        if t is None:
+            t = object.__new__(cls)
+            object.__setattr__(t, "members", members)
+            t = _UNIONS.setdefault(members, t)
+        return t
 
     def __str__(self) -> str:
         return " | ".join(sorted(map(str, self.members)))

@@ -372,6 +372,38 @@ def test_restarts_now_and_then_do_not_pile_up(hot, monkeypatch):
     assert len(names) == 1
 
 
+def test_restarts_of_baseline_code_keep_nothing_for_good(hot, monkeypatch):
+    """Every restart compiles the function again: the types of its values, made anew, used to
+    stay in the stencil selector's caches (keyed by the objects' ids), ~3.5 KB a compile."""
+    import gc
+
+    from tierjit.runtime import events, restart
+
+    monkeypatch.setattr(restart, "REBIND_SECONDS", 0.0)
+    monkeypatch.setattr(events, "_log", events.deque(maxlen=10))   # (bounded, not the leak)
+    ns = module("""
+        K = 1
+
+        @tierjit.jit(tier=TIER)
+        def f(n, x):
+            return (n + K) * x - 0.5
+        """, "baseline")
+    f = ns["f"]
+
+    def restarts(times):
+        for k in range(times):
+            ns["K"] = k % 2 + 1
+            assert f(1, 2.0) == (1 + ns["K"]) * 2.0 - 0.5
+            assert f(1, 2.0) == (1 + ns["K"]) * 2.0 - 0.5
+        assert native(f)
+        gc.collect()
+        return len(gc.get_objects())
+
+    restarts(100)
+    before = restarts(100)
+    assert restarts(300) - before < 100          # 4 objects a restart before the fix
+
+
 @pytest.mark.parametrize("tier", TIERS)
 def test_explain_names_the_call_of_a_callee_that_started_anew(tier, hot):
     lib = module("""

@@ -192,3 +192,37 @@ def test_a_tuple_of_more_than_max_items_has_no_native_type():
     assert type_of_value(tuple(range(MAX_TUPLE_ITEMS))) == TupleT((INT,) * MAX_TUPLE_ITEMS)
     assert type_of_value(tuple(range(MAX_TUPLE_ITEMS + 1))) is None
     assert type_of_value((1, tuple(range(300_000)))) is None
+
+
+def test_types_are_interned_one_object_per_value():
+    import copy
+    import pickle
+    from dataclasses import FrozenInstanceError
+    assert Scalar(int) is INT and Scalar(np.float32) is F32
+    assert ArrayT("float64", 1, "C") is A1 and ArrayT("float64", 2) is ArrayT("float64", 2, "A")
+    assert TupleT([INT, FLOAT]) is TupleT((INT, FLOAT))
+    assert UnionT({INT, FLOAT}) is UnionT(frozenset({FLOAT, INT})) is join(INT, FLOAT)
+    assert type_of_value((1, np.zeros(3))) is TupleT((INT, A1))
+    for t in SAMPLE_TYPES[1:]:
+        assert copy.copy(t) is t and copy.deepcopy(t) is t and pickle.loads(pickle.dumps(t)) is t
+        assert hash(t) == object.__hash__(t)             # by identity, in C
+    assert Scalar(int) != Scalar(float) and INT != TupleT((INT,)) and INT != int
+    with pytest.raises(FrozenInstanceError):
+        INT.py = float
+    assert repr(A1) == "ArrayT(dtype='float64', ndim=1, layout='C')"
+
+
+def test_interning_from_threads_at_once_makes_one_object():
+    import threading
+    made, start = [], threading.Barrier(4)
+
+    def make():
+        start.wait()
+        made.extend(TupleT((INT,) * k + (A1,)) for k in range(200, 400))
+
+    threads = [threading.Thread(target=make) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(t) for t in made}) == 200

@@ -290,17 +290,15 @@ def _result_record(t: Type | None, slot: int) -> list[int]:
 
 
 _descriptor_cache: dict[tuple, tuple[bytes, bytes]] = {}
-_descriptor_types: list = []      # the types the cache's keys name by id, kept alive
 
 
 def _descriptors(sel: Selection, params, ret: Type | None) -> tuple[bytes, bytes]:
     """The entry's argument and result descriptors: a function of the types alone, so
     remembered per signature."""
-    key = (*[id(p.type) for p in params], id(ret))
+    key = (*[p.type for p in params], ret)
     d = _descriptor_cache.get(key)
     if d is None:
         d = _descriptor_cache[key] = _make_descriptors(sel, params, ret)
-        _descriptor_types.extend([p.type for p in params] + [ret])
     return d
 
 

@@ -11,10 +11,9 @@ from ...ir.ops import Op
 from .kinds import _FLOAT_KINDS, kind
 
 _ADD, _SUB, _MUL, _CONST, _GETITEM = Op.ADD, Op.SUB, Op.MUL, Op.CONST, Op.GETITEM
-# (fused pair, ids of the types of x, y, x op y, c, the result) -> the fused stencil or None:
+# (fused pair, the types of x, y, x op y, c, the result) -> the fused stencil or None:
 # a function of the types alone, remembered like select_ops.SIMPLE
 _MUL_ADD: dict[tuple, str | None] = {}
-_MUL_ADD_TYPES: list = []       # the types _MUL_ADD's keys name by id, kept alive
 _DOUBLE_OPERANDS = _FLOAT_KINDS | {"union"}
 # the float ops an operand read from an array element can be fused into (templates.ELEMENT_OPS)
 _ELEMENT_OPS = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.TRUEDIV: "truediv"}
@@ -48,12 +47,11 @@ class FusedSelection:
             fused = f"{first}_{rev}{second}"
         x, y = mul.args
         s = add.result
-        key = (fused, id(x.type), id(y.type), id(r.type), id(other.type), id(s.type))
+        key = (fused, x.type, y.type, r.type, other.type, s.type)
         name = _MUL_ADD.get(key, "")
         if name == "":
             kinds = (kind(x.type), kind(y.type), kind(r.type), kind(other.type), kind(s.type))
             name = _MUL_ADD[key] = self.mul_add_stencil(fused, first, second, kinds)
-            _MUL_ADD_TYPES.extend((x.type, y.type, r.type, other.type, s.type))
         if name is None:
             return False
         o = self.offset

@@ -29,40 +29,37 @@ _NO_SHARE = frozenset({Op.CONST, Op.MAKE_TUPLE, Op.TUPLE_GET, Op.GETATTR, Op.LEN
 _NO_SHARE_V = frozenset(op.value for op in _NO_SHARE)
 
 
-_KIND: dict[int, str] = {}
-_KEEP: list = []             # the types _KIND and _WIDTH are keyed by (by id: hashing a
-_WIDTH: dict[int, int] = {}  # frozen dataclass costs a Python call each time)
+# Keyed by the types themselves: interned, they hash by identity, in C (types/lattice.py).
+_KIND: dict[Type, str] = {}
+_WIDTH: dict[Type, int] = {}
 
 
 def width(t: Type) -> int:
     """Number of frame slots of a value of type t."""
-    n = _WIDTH.get(id(t))
+    n = _WIDTH.get(t)
     if n is None:
-        n = _WIDTH[id(t)] = len(fr.slots(t))
-        _KEEP.append(t)
+        n = _WIDTH[t] = len(fr.slots(t))
     return n
 
 
-_NO_UNION: set[int] = set()   # ids of types (kept in _KEEP) that hold no float union
+_NO_UNION: set[Type] = set()   # types that hold no float union
 
 
-def any_union(types: dict[int, Type]) -> bool:
-    """Whether any of `types` (keyed by id) is float | np.float64 or a tuple holding one.
-    The types known to hold none are remembered (by id) and skipped in C (filterfalse: no
-    Python call per type; not a set difference, which would walk all of _NO_UNION)."""
-    for i in filterfalse(_NO_UNION.__contains__, types):
-        t = types[i]
+def any_union(types: set[Type]) -> bool:
+    """Whether any of `types` is float | np.float64 or a tuple holding one. The types known
+    to hold none are remembered and skipped in C (filterfalse: no Python call per type; not
+    a set difference, which would walk all of _NO_UNION)."""
+    for t in filterfalse(_NO_UNION.__contains__, types):
         if fr.holds_union(t):
             return True
-        _NO_UNION.add(i)
-        _KEEP.append(t)
+        _NO_UNION.add(t)
     return False
 
 
 def kind(t: Type) -> str:
     """A type's class for selection, cached: int, bool, float, npf64, npf32, npint, union,
     array, tuple, none or other."""
-    k = _KIND.get(id(t))
+    k = _KIND.get(t)
     if k is None:
         if t == INT:
             k = "int"
@@ -84,8 +81,7 @@ def kind(t: Type) -> str:
             k = "none"
         else:
             k = "other"
-        _KIND[id(t)] = k
-        _KEEP.append(t)
+        _KIND[t] = k
     return k
 
 

@@ -105,7 +105,7 @@ class Selection(OpSelection, FusedSelection):
         alias: dict[Value, Value] = {}
         rest: list[Value] = []
         into_result: dict[Value, Value] = {}     # an inlined callee's result -> the call's
-        types: dict[int, Type] = {}               # the results' types, each once (by id)
+        types: set[Type] = set()                  # the results' types
         counted: list[tuple[Value, Value]] = []   # range(n) items and their counters
         tested: list[tuple[Value, Value]] = []    # truth of an int, and the int
         edge_args: set[Value] = set()
@@ -145,11 +145,11 @@ class Selection(OpSelection, FusedSelection):
                     counted.append((r, ins.args[3]))     # range(n)'s item k: k itself
                 else:
                     rest.append(r)
-                types[id(t)] = t
+                types.add(t)
             for p in b.params:
-                types[id(p.type)] = p.type
+                types.add(p.type)
         if self.ret_type is not None:
-            types[id(self.ret_type)] = self.ret_type
+            types.add(self.ret_type)
         union = union or any_union(types)
         if self.recip:
             # the reciprocals of the powers of two that divide (a slot each): not of those
@@ -427,7 +427,7 @@ class Selection(OpSelection, FusedSelection):
                     # the common case first: a binary op with a stencil for its types alone
                     x, y = args
                     r = ins.result
-                    rule = simple.get((op._value_, id(x.type), id(y.type), id(r.type)))
+                    rule = simple.get((op._value_, x.type, y.type, r.type))
                     if op is _TRUEDIV and y in self.recip:
                         rule = None                 # by a power of two: a multiplication
                     # a float + or - may be the first of a fused pair (mul_add); rule[3] says

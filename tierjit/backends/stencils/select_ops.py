@@ -8,7 +8,7 @@ from ...errors import Unsupported
 from ...ir.nodes import Block, Instr, Value
 from ...ir.ops import Op
 from ...passes.ranges import arith, within_i64
-from ...types.lattice import BOOL, FLOAT, INT, ArrayT, TupleT
+from ...types.lattice import BOOL, FLOAT, INT, ArrayT, TupleT, Type
 from ..nesting import NATIVE_STACK
 from . import frame as fr
 from .emit import Label
@@ -25,16 +25,15 @@ _NEG, _NOT, _POS, _RANGE_ITEM, _RANGE_LEN = Op.NEG, Op.NOT, Op.POS, Op.RANGE_ITE
 _SETITEM, _TRUTH, _TUPLE_GET = Op.SETITEM, Op.TRUTH, Op.TUPLE_GET
 
 
-# (op value, id of each operand's type, id of the result's type) -> (stencil, guarded, the
+# (op value, each operand's type, the result's type) -> (stencil, guarded, the
 # stencil without its overflow guard or None, whether it is a float + or - that may begin a
 # fused pair: fuse.mul_add): the binary ops whose stencil and holes
 # (A, B -> C) follow from their types alone (and their operands' ranges), remembered the
 # first time instr() selects one, so that the next is selected without it
-SIMPLE: dict[tuple[str, int, int, int], tuple[str, bool, str | None, bool]] = {}
+SIMPLE: dict[tuple[str, Type, Type, Type], tuple[str, bool, str | None, bool]] = {}
 _MIXED = frozenset({"add", "sub", "mul", "truediv"})    # float ops with _if/_fi stencils
 # int ops whose overflow guard value ranges can make unnecessary: the stencil without it
 _UNCHECKED = {"add_ii": "add_iu", "sub_ii": "sub_iu", "mul_ii": "mul_iu"}
-_SIMPLE_TYPES: list = []        # the types SIMPLE's keys name by id, kept alive
 _PAIR_KINDS = frozenset({"float", "npf64"})     # float + - that may begin a fused pair
 
 
@@ -97,19 +96,16 @@ class OpSelection:
                 if unchecked and x.range and y.range \
                         and within_i64(arith(op, x.range, y.range)):
                     self.add(unchecked, A=a, B=c, C=o[r])
-                    SIMPLE[v, id(x.type), id(y.type), id(r.type)] = (
-                        name, True, unchecked, False)
-                    _SIMPLE_TYPES.extend((x.type, y.type, r.type))
+                    SIMPLE[v, x.type, y.type, r.type] = (name, True, unchecked, False)
                     return
                 h = self.add(name, A=a, B=c, C=o[r])
                 self.deopt(h, b, i)
                 if kr == "union":
                     self.add("tag_or", TA=self.tag(x), TB=self.tag(y), TC=o[r] + 8)
                 elif not converts and name not in ("floordiv_ii", "mod_ii"):
-                    SIMPLE[v, id(x.type), id(y.type), id(r.type)] = (
+                    SIMPLE[v, x.type, y.type, r.type] = (
                         name, "DEOPT" in self.stencils[name].hole_names, _UNCHECKED.get(name),
                         base in ("add", "sub") and kr in _PAIR_KINDS)
-                    _SIMPLE_TYPES.extend((x.type, y.type, r.type))
                 return
         elif v in _CMP_V:
             x, y = args
