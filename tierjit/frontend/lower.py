@@ -469,8 +469,9 @@ class Lowering:
             if line is not None:
                 what = "closure variable" if e.id in self.pyfunc.__code__.co_freevars \
                     else "global"
-                raise Unsupported(f"{what} '{e.id}', which line {line} binds again (native "
-                                  "code would keep the value it had when compiled)", e.lineno)
+                raise Unsupported(f"{what} '{e.id}', which line {line} binds again and again "
+                                  "(native code would be compiled anew at call after call)",
+                                  e.lineno)
             return self.b.const(r.obj)
         raise Unsupported(f"use of '{e.id}' ({type(r.obj).__name__}) as a value", e.lineno)
 
@@ -482,8 +483,9 @@ class Lowering:
                 dotted = ast.unparse(e)
                 where = attribute_rebinding(self.pyfunc, base.obj, dotted, e.attr)
                 if where is not None:
-                    raise Unsupported(f"'{dotted}', which {where} binds again (native code "
-                                      "would keep the value it had when compiled)", e.lineno)
+                    raise Unsupported(f"'{dotted}', which {where} binds again and again "
+                                      "(native code would be compiled anew at call after "
+                                      "call)", e.lineno)
                 return self.b.const(r.obj)
             raise Unsupported(f"use of '{ast.unparse(e)}' as a value", e.lineno)
         if e.attr not in ARRAY_ATTRS:

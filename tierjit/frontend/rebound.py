@@ -1,14 +1,17 @@
-"""Globals and closure variables a function reads as constants, but that are bound again.
+"""Globals and closure variables read as constants that the source binds over and over.
 
 The frontend compiles a free name that names a number in as a constant: its value when the
-function is lowered. That is only right while the name keeps that value, which a module
-that binds the name again (a second assignment, an assignment in a module-level loop, one
-in a function that declares it `global`) does not promise, nor an enclosing function that
-binds its closure variable again, nor a module attribute (`cfg.N`) that the reading module
-assigns or `cfg` binds again. Such a read keeps the function in CPython, which reads the
-name at every call; `tierjit.explain` names the line that binds it again. Rebinding that
-these sources do not show (a third module assigning `cfg.N`, `globals()[...]`) is the
-limitation docs/guide.md describes.
+function is lowered. Every call's entry into compiled code checks that the name still holds
+it, and a function whose names changed starts anew (runtime/names.py, runtime/restart.py):
+a module that binds a number a second time (`N = int(sys.argv[1])` after `N = 1000`) has
+the function compiled with the value it holds when the function gets hot, and again if it
+changes after that. What the source shows binding the name over and over — an assignment
+in a module-level loop or one in a function that declares it `global`; for a closure
+variable, the same within the enclosing function (`nonlocal`) — would have it compiled and
+started anew at call after call, so such a read keeps the function in CPython from the
+start, which reads the name at every call; `tierjit.explain` names the line. So does a
+number attribute of a module (`cfg.N`) that the reading module assigns in a loop or a
+function, or that `cfg`'s source binds over and over.
 
 The module is not parsed: parsing a long module holds the GIL for tens of milliseconds
 (see frontend/source.py). The lines the name occurs on are found by a plain text search;
@@ -55,11 +58,11 @@ class _Module:
 
 
 def rebinding_line(pyfunc, name: str) -> int | None:
-    """The line that binds the global or closure variable `name` of pyfunc again: for a
-    global, a second binding at module level, one inside a module-level loop, or a `global`
-    declaration of it; for a closure variable, the same within the enclosing function (its
-    parameters included, `nonlocal` for `global`). None when the source binds it once at
-    most or is not available."""
+    """The line that binds the global or closure variable `name` of pyfunc over and over:
+    for a global, a binding inside a module-level loop (a `for` target included) or a
+    `global` declaration of it; for a closure variable, the same within the enclosing
+    function (`nonlocal` for `global`). None when the source shows no such line or is not
+    available."""
     code = pyfunc.__code__
     cell = name in code.co_freevars
     if not cell and name not in pyfunc.__globals__:
@@ -86,8 +89,7 @@ def rebinding_line(pyfunc, name: str) -> int | None:
                 break
             first = scope[3]
     else:
-        line, _ = _rebinding(lines, name, 0, len(lines), 0, None,
-                             _star_exporters(lines, name))
+        line, _ = _rebinding(lines, name, 0, len(lines), 0, None)
     with _LOCK:
         m.answers[key] = line
     return line
@@ -95,9 +97,10 @@ def rebinding_line(pyfunc, name: str) -> int | None:
 
 def attribute_rebinding(pyfunc, module, dotted: str, attr: str) -> str | None:
     """Where the number attribute `dotted` (`cfg.N`, module.attr) of a module pyfunc reads
-    is bound again: an assignment to it in pyfunc's own module, or a second binding of `attr`
-    in the module's source (which is not looked into for the standard library and installed
-    packages). "line L" or "line L of FILE"; None when neither shows."""
+    is bound over and over: an assignment to it in a loop or a function of pyfunc's own
+    module, or what `rebinding_line` finds for `attr` in the module's source (which is not
+    looked into for the standard library and installed packages). "line L" or "line L of
+    FILE"; None when neither shows."""
     code = pyfunc.__code__
     lines = linecache.getlines(code.co_filename, pyfunc.__globals__)
     # the module under any name the reading module has for it (`import cfg as c`: c.N = ...)
@@ -105,7 +108,7 @@ def attribute_rebinding(pyfunc, module, dotted: str, attr: str) -> str | None:
     for spelled in names:
         assigns = re.compile(_assigned(re.escape(spelled)))
         for k, text in enumerate(lines):
-            if spelled in text and assigns.match(text):
+            if spelled in text and assigns.match(text) and _enclosing(lines, k, 0, 0) != "scope":
                 return f"line {k + 1}"
     path = getattr(module, "__file__", None)
     if not isinstance(path, str) or not path.endswith(".py") or "-packages" in path \
@@ -117,11 +120,11 @@ def attribute_rebinding(pyfunc, module, dotted: str, attr: str) -> str | None:
 
 
 def _rebinding(lines: list[str], name: str, lo: int, hi: int, body: int,
-               header: int | None, stars: str = "") -> tuple[int | None, bool]:
+               header: int | None) -> tuple[int | None, bool]:
     """(the line of lines[lo:hi], the body of a scope whose statements are indented by
-    `body` (lines[header] its `def`, None for a module), that binds `name` again, or None;
-    whether the scope binds it at all). `stars`: a pattern for the modules whose `import *`
-    binds the name (_star_exporters)."""
+    `body` (lines[header] its `def`, None for a module), that binds `name` in a loop of the
+    scope or declares it `global` or `nonlocal`, or None; whether the scope binds it at
+    all)."""
     n = re.escape(name)
     binds = re.compile(
         _assigned(n)                                            # name = ..., a, name += ...
@@ -129,14 +132,13 @@ def _rebinding(lines: list[str], name: str, lo: int, hi: int, body: int,
         rf"|[ \t]*(?:async[ \t]+)?for\b[^:=]*?\b{n}\b[^:]*?\bin\b"       # for name in
         rf"|[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+{n}\b"         # def name, class name
         rf"|[ \t]*case\b[^#]*\b{n}\b"                              # a pattern capturing it
-        rf"|.*(?:\bas[ \t]+\(?[\w \t,()]*\b{n}\b|\b(?:import|del)\b[^#]*\b{n}\b)"
-        + (rf"|[ \t]*from[ \t]+(?:{stars})[ \t]+import[ \t]*\*" if stars else ""))
+        rf"|.*(?:\bas[ \t]+\(?[\w \t,()]*\b{n}\b|\b(?:import|del)\b[^#]*\b{n}\b)")
     declares = re.compile(rf"[ \t]*(?:global|nonlocal)\b[^;#]*\b{n}\b")
-    word = re.compile(rf"\b{n}\b|import[ \t]*\*" if stars else rf"\b{n}\b")
-    sites = [header + 1] if header is not None and word.search(lines[header]) else []
+    word = re.compile(rf"\b{n}\b")
+    bound = header is not None and word.search(lines[header]) is not None    # a parameter
     for k in range(lo, hi):
         text = lines[k]
-        if (name not in text and not stars) or not word.search(text):
+        if name not in text or not word.search(text):
             continue
         j = k
         while text.rstrip().endswith("\\") and j + 1 < hi:   # a continued line: joined
@@ -151,26 +153,8 @@ def _rebinding(lines: list[str], name: str, lo: int, hi: int, body: int,
             continue
         if scope == "loop" or re.match(_HEADER, text) and not re.match(_DEF_OR_CLASS, text):
             return k + 1, True                            # in a loop, or a for loop's target
-        sites.append(k + 1)
-        if len(sites) > 1:
-            return sites[1], True
-    return None, bool(sites)
-
-
-def _star_exporters(lines: list[str], name: str) -> str:
-    """A pattern for the modules whose `from m import *` in lines binds `name` (those
-    imported already: the module that has the line ran it), or ""."""
-    found = []
-    for text in lines:
-        if "import" in text and "*" in text:
-            m = re.match(r"[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*\*", text)
-            mod = sys.modules.get(m.group(1)) if m else None
-            if mod is not None:
-                public = getattr(mod, "__all__", None)
-                if name in public if public is not None else \
-                        name in vars(mod) and not name.startswith("_"):
-                    found.append(re.escape(m.group(1)))
-    return "|".join(found)
+        bound = True
+    return None, bound
 
 
 def _enclosing(lines: list[str], k: int, lo: int, body: int) -> str:

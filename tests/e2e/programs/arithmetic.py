@@ -174,4 +174,13 @@ PROGRAMS = [
         def f(x):
             return x * M, M + 1, type(M + 1) is int
         """, each(2, 2.5, True)),
+    program("global_bound_twice_by_the_module", """
+        N = 1000
+        if N > 10:
+            N = 7                       # as `N = int(sys.argv[1])`: compiled with 7
+
+        @jit
+        def f(x):
+            return x * N + N // 2, N * 0.5
+        """, each(2, 2.5, True, 2**62)),
 ]
