@@ -31,7 +31,8 @@ class Type:
     dispatching a call looks its argument types up at every call. Made by @dataclass(frozen=
     True, slots=True) they would cost ~0.7 ms a class at the first compile (generated from
     source text) and a Python call per hash or comparison; written out, each type names its
-    fields in __slots__ and sets them in __new__, and the rest is shared here."""
+    fields in __slots__, in the order of its `__new__`'s arguments, and the rest is shared
+    here."""
 
     __slots__ = ()
 
@@ -57,6 +58,15 @@ _ARRAYS: dict[tuple, ArrayT] = {}
 _UNIONS: dict[frozenset, UnionT] = {}
 
 
+def _make(cls: type, table: dict, key: object, fields: tuple) -> Type:
+    """The first type of its value: made, and entered in its class's table (setdefault is
+    atomic: another thread may be making the same one)."""
+    t = object.__new__(cls)
+    for name, value in zip(cls.__slots__, fields):
+        object.__setattr__(t, name, value)
+    return table.setdefault(key, t)
+
+
 class Scalar(Type):
     """A scalar of exactly this Python type (int, float, numpy.float32, ...)."""
 
@@ -64,12 +74,7 @@ class Scalar(Type):
     py: type
 
     def __new__(cls, py: type) -> Self:
-        t = _SCALARS.get(py)
-        if t is None:
-            t = object.__new__(cls)
-            object.__setattr__(t, "py", py)
-            t = _SCALARS.setdefault(py, t)      # (atomic: another thread may be making it)
-        return t
+        return _SCALARS.get(py) or _make(cls, _SCALARS, py, (py,))
 
     def __str__(self) -> str:
         mod = self.py.__module__
@@ -88,12 +93,7 @@ class TupleT(Type):
 
     def __new__(cls, items: tuple[Type, ...]) -> Self:
         items = tuple(items)
-        t = _TUPLES.get(items)
-        if t is None:
-            t = object.__new__(cls)
-            object.__setattr__(t, "items", items)
-            t = _TUPLES.setdefault(items, t)
-        return t
+        return _TUPLES.get(items) or _make(cls, _TUPLES, items, (items,))
 
     def __str__(self) -> str:
         return "(" + ", ".join(map(str, self.items)) + ("," if len(self.items) == 1 else "") + ")"
@@ -109,20 +109,13 @@ class ArrayT(Type):
 
     def __new__(cls, dtype: str, ndim: int, layout: str = "A") -> Self:
         key = (dtype, ndim, layout)
-        t = _ARRAYS.get(key)
-        if t is None:
-            t = object.__new__(cls)
-            object.__setattr__(t, "dtype", dtype)
-            object.__setattr__(t, "ndim", ndim)
-            object.__setattr__(t, "layout", layout)
-            t = _ARRAYS.setdefault(key, t)
-        return t
+        return _ARRAYS.get(key) or _make(cls, _ARRAYS, key, key)
 
     def __str__(self) -> str:
         return f"array({self.dtype}, {self.ndim}d, {self.layout})"
 
     @property
-    def scalar(self) -> Self:
+    def scalar(self) -> Scalar:
         import numpy as np
         return Scalar(np.dtype(self.dtype).type)
 
@@ -135,12 +128,7 @@ class UnionT(Type):
 
     def __new__(cls, members: frozenset[Type]) -> Self:
         members = frozenset(members)
-        t = _UNIONS.get(members)
-        if t is None:
-            t = object.__new__(cls)
-            object.__setattr__(t, "members", members)
-            t = _UNIONS.setdefault(members, t)
-        return t
+        return _UNIONS.get(members) or _make(cls, _UNIONS, members, (members,))
 
     def __str__(self) -> str:
         return " | ".join(sorted(map(str, self.members)))
