@@ -17,6 +17,7 @@ import itertools
 import sys
 import time
 from _collections import deque         # not `collections`: imported on a program's thread
+from _weakref import ref as _weakref
 
 from .config import config
 
@@ -45,9 +46,10 @@ class Event:
                  detail: "dict[str, Any]", owner: object = None) -> None:
         import threading
         self.seq = next(_seq)
-        # id() of the dispatcher the event is about, where one is named: functions of one
-        # qualname (a closure made again, a module reloaded) are told apart (explain)
-        self.owner = None if owner is None else id(owner)
+        # the dispatcher the event is about, where one is named, held weakly: functions of
+        # one qualname (a closure made again, a module reloaded) are told apart (explain),
+        # and a dispatcher made where a dropped one was is not taken for it (as by id())
+        self.owner = None if owner is None else _weakref(owner)
         self.time = time.perf_counter() - _T0
         self.kind, self.function, self.types, self.tier = kind, function, types, tier
         self.thread = threading.current_thread().name

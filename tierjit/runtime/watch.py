@@ -68,8 +68,13 @@ class Watching:
             if baseline.ENABLED:
                 code = baseline.for_long_call(self, args)
                 if code is not None:
+                    from ..errors import Unsupported
                     from ..frontend.resolve import unchanged
-                    if unchanged(self.py_func, self.untyped_ir()):
+                    try:
+                        ir = self.untyped_ir()
+                    except Unsupported:      # another thread started the function anew
+                        ir = None
+                    if ir is not None and unchanged(self.py_func, ir):
                         from .tierup import watched
                         return watched(self, code)
         if self.counting == "watching":

@@ -55,7 +55,7 @@ def details(d: Dispatcher) -> list[str]:
             text = "; ".join(f"{_where(_frame_state_detail(spec, i), i)}: {n}"
                              for i, n in history)
             lines.append(f"{head} deopts: {spec.deopt_count} in all — {text}")
-    osr = [e for e in events.events("osr") if e.owner == id(d)]
+    osr = [e for e in events.events("osr") if e.owner is not None and e.owner() is d]
     up = sum(e.detail.get("from_tier") == "baseline" for e in osr)
     if len(osr) > up:
         lines.append(f"  OSR entries: {len(osr) - up} (calls that moved from tier 0 into "
@@ -64,7 +64,7 @@ def details(d: Dispatcher) -> list[str]:
         lines.append(f"  tier-up: {up} (calls that moved from baseline code into LLVM's "
                      f"inside a loop)")
     for e in events.events("give-up"):
-        if e.owner == id(d):
+        if e.owner is not None and e.owner() is d:
             lines.append(f"  gave up {d.__name__}{e.types} at +{e.time:.3f}s: "
                          f"{e.detail.get('reason', '')}")
     return lines

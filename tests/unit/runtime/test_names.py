@@ -148,6 +148,95 @@ def test_a_callee_whose_own_names_change_reaches_its_callers(tier, hot):
     assert "line 6: it calls g, in which 'SCALE' was bound" in tierjit.explain(f)
 
 
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_callee_lowered_before_a_name_changed_inlined_into_a_caller_lowered_after(tier, hot):
+    """g is lowered with cfg.N == 1; cfg.N = 2; f, reading cfg.N itself, is lowered with 2
+    and embeds g's code: both read one name, and the check must see g's 1 as stale."""
+    cfg = types.ModuleType("cfg_inlined")
+    cfg.N = 1
+    ns = module("""
+        @tierjit.jit(tier=TIER)
+        def g(x):
+            return x * cfg.N
+
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            if x > 0:
+                return g(x) + cfg.N * 100
+            return x + cfg.N * 100
+        """, tier, cfg=cfg)
+    _warm(ns["g"], 2, times=4)
+    cfg.N = 2
+    for v in (-1, -2, -3, -4):              # f gets hot without calling g through its entry
+        assert ns["f"](v) == v + 200
+    assert [ns["f"](2) for _ in range(3)] == [204] * 3
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_closures_sharing_a_cell_lowered_on_either_side_of_its_binding(tier, hot):
+    ns = module("""
+        def make():
+            n = 1
+
+            @tierjit.jit(tier=TIER)
+            def inner(x):
+                return x * n
+
+            @tierjit.jit(tier=TIER)
+            def outer(x):
+                return inner(x) + n * 100
+
+            for _ in range(4):
+                inner(2)
+            n = 2
+            return [outer(2) for _ in range(6)]
+        """, tier)
+    assert ns["make"]() == [204] * 6
+
+
+def test_a_call_predicted_long_while_another_thread_starts_the_function_anew(monkeypatch):
+    """Another thread's restart between the long call's baseline build and its use of the
+    IR (a race found by fuzzing): the call runs, it does not raise the restart's reason."""
+    from tierjit.runtime import baseline
+    ns = module("""
+        N = 2
+
+        @tierjit.jit
+        def f(x):
+            s = 0
+            for i in range(x):
+                s += N
+            return s
+        """, "auto")
+    f = ns["f"]
+    real = baseline.for_long_call
+
+    def racing(d, args):
+        code = real(d, args)
+        d.rebound("'N' was bound to another object after the function was compiled", 7)
+        return code
+
+    monkeypatch.setattr(baseline, "for_long_call", racing)
+    with tierjit.config.override(watch_size=1000, hot_calls=None, hot_seconds=None):
+        assert f(3000) == 6000
+    assert f(3000) == 6000
+
+
+def test_events_hold_the_function_they_are_about_weakly(hot):
+    """explain matches events to their dispatcher: a dispatcher made where a dropped one was
+    must not take over its events (as it did when they held its id())."""
+    import gc
+
+    from tierjit.runtime import events
+    f = tierjit.jit(lambda x: x + 1, tier="opt")
+    d = dispatcher_of(f)
+    ev = events.record("give-up", "f", "(int)", "opt", owner=d, reason="a test")
+    assert ev.owner() is d
+    del f, d
+    gc.collect()
+    assert ev.owner() is None
+
+
 @pytest.mark.parametrize("tier", ["auto", "baseline", "opt"])
 def test_binding_other_globals_keeps_native_code(tier, hot):
     """A program binding its own globals between calls (a module-level loop) changes the
