@@ -13,6 +13,8 @@ differ in results, warnings and errors.
 
 from __future__ import annotations
 
+from _thread import allocate_lock
+from _weakref import ref as _weakref
 from dataclasses import FrozenInstanceError
 
 TYPE_CHECKING = False
@@ -26,9 +28,10 @@ class Type:
 
     Every type is made once: the class's `__new__` returns the object already made with the
     same fields, from a table of its own that keeps it for the process's life (a program's
-    types are few). Compiled code is keyed by types in caches that must not grow with every
-    compile (the stencil selector's are keyed by the type objects themselves), and
-    dispatching a call looks its argument types up at every call. Made by @dataclass(frozen=
+    types are few), or while it is used (a tuple's type, see _TUPLES). Compiled code is
+    keyed by types in caches that must not grow with every compile (the stencil selector's
+    are keyed by the type objects themselves), and dispatching a call looks its argument
+    types up at every call. Made by @dataclass(frozen=
     True, slots=True) they would cost ~0.7 ms a class at the first compile (generated from
     source text) and a Python call per hash or comparison; written out, each type names its
     fields in __slots__, in the order of its `__new__`'s arguments, and the rest is shared
@@ -43,22 +46,29 @@ class Type:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields())
         return f"{type(self).__qualname__}({fields})"
 
     def __reduce__(self) -> tuple:
         # copy and pickle make a type through __new__ (__setattr__ refuses their way)
-        return type(self), tuple(getattr(self, n) for n in self.__slots__)
+        return type(self), tuple(getattr(self, n) for n in self._fields())
+
+    def _fields(self) -> list[str]:
+        return [n for n in self.__slots__ if n != "__weakref__"]
 
 
-# The interning tables, by fields (see Type).
+# The interning tables, by fields (see Type). Tuple types are held weakly: a program may pass
+# tuples of ever new shapes (their types are made at every call, to dispatch it), and there
+# is no bound on those; made under _LOCK (see TupleT).
 _SCALARS: dict[type, Scalar] = {}
-_TUPLES: dict[tuple, TupleT] = {}
+_TUPLES: dict[tuple, _weakref] = {}
 _ARRAYS: dict[tuple, ArrayT] = {}
 _UNIONS: dict[frozenset, UnionT] = {}
+_LOCK = allocate_lock()
+_sweep_at = 1024                # _TUPLES's size at which its dead entries are next dropped
 
 
-def _make(cls: type, table: dict, key: object, fields: tuple) -> Type:
+def _make(cls: type, table: dict, key: object, fields: tuple) -> Type:  # (but TupleT's)
     """The first type of its value: made, and entered in its class's table (setdefault is
     atomic: another thread may be making the same one)."""
     t = object.__new__(cls)
@@ -88,12 +98,32 @@ class Scalar(Type):
 class TupleT(Type):
     """A Python tuple of known length and these item types."""
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "__weakref__")     # noqa: RUF023 - the field first
     items: tuple[Type, ...]
 
     def __new__(cls, items: tuple[Type, ...]) -> Self:
         items = tuple(items)
-        return _TUPLES.get(items) or _make(cls, _TUPLES, items, (items,))
+        r = _TUPLES.get(items)
+        t = r() if r is not None else None
+        return t if t is not None else cls._make(items)
+
+    @classmethod
+    def _make(cls, items: tuple[Type, ...]) -> Self:
+        """The live type of these items, made if there is none. Under the lock: a dead
+        entry's replacement and the sweep must not race another thread's."""
+        global _sweep_at
+        with _LOCK:
+            r = _TUPLES.get(items)
+            t = r() if r is not None else None
+            if t is None:
+                t = object.__new__(cls)
+                object.__setattr__(t, "items", items)
+                _TUPLES[items] = _weakref(t)
+                if len(_TUPLES) >= _sweep_at:
+                    for k in [k for k, r in _TUPLES.items() if r() is None]:
+                        del _TUPLES[k]
+                    _sweep_at = max(1024, 2 * len(_TUPLES))
+            return t
 
     def __str__(self) -> str:
         return "(" + ", ".join(map(str, self.items)) + ("," if len(self.items) == 1 else "") + ")"
@@ -188,15 +218,16 @@ def depth(t: Type) -> int:
 MAX_TUPLE_ITEMS = 64
 
 
-def type_of_value(x) -> Type | None:
-    """The type of a run-time argument, or None when no native type describes it."""
+def type_of_value(x, _depth: int = 0) -> Type | None:
+    """The type of a run-time argument, or None when no native type describes it (a tuple
+    nesting deeper than MAX_DEPTH, as inference has none either)."""
     t = type(x)
     if t in (int, float, bool, complex, type(None)):
         return Scalar(t)
     if t is tuple:
-        if len(x) > MAX_TUPLE_ITEMS:
+        if len(x) > MAX_TUPLE_ITEMS or _depth >= MAX_DEPTH:
             return None
-        items = tuple(type_of_value(i) for i in x)
+        items = tuple(type_of_value(i, _depth + 1) for i in x)
         return None if any(i is None for i in items) else TupleT(items)
     mod = t.__module__
     if mod == "numpy":

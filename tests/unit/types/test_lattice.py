@@ -226,3 +226,46 @@ def test_interning_from_threads_at_once_makes_one_object():
     for t in threads:
         t.join()
     assert len({id(t) for t in made}) == 200
+
+
+def test_a_tuple_nesting_deeper_than_max_depth_has_no_native_type():
+    from tierjit.types.lattice import MAX_DEPTH
+    t = (1,)
+    for _ in range(MAX_DEPTH - 1):
+        t = (t, 2.5)
+    assert type_of_value(t) is not None
+    assert type_of_value((t, 2.5)) is None
+    for _ in range(2000):                   # no recursion through it either
+        t = (t, 2.5)
+    assert type_of_value(t) is None
+
+
+@pytest.mark.parametrize("tier", ["auto", "interp", "baseline", "opt"])
+def test_a_call_given_a_deeply_nested_tuple_runs(tier):
+    import tierjit
+    t = (1,)
+    for _ in range(2000):
+        t = (t, 2)
+    f = tierjit.jit(lambda x: x[0], tier=tier)
+    with tierjit.config.override(hot_calls=2, hot_seconds=None, background=False):
+        for _ in range(5):
+            assert f(t) is t[0]
+
+
+def test_tuple_types_live_while_used():
+    """Types are made for every call's arguments, and a program may pass tuples of ever new
+    shapes: a tuple's type goes once nothing uses it (one object per value while it lives)."""
+    import gc
+
+    from tierjit.types import lattice
+    shape = (INT,) * 60 + (FLOAT, BOOL)
+    t = TupleT(shape)
+    assert TupleT(list(shape)) is t
+    r = lattice._TUPLES[shape]
+    del t
+    gc.collect()
+    assert r() is None
+    assert TupleT(shape).items == shape
+    for k in range(5000):                   # ever new shapes: the table does not keep them
+        TupleT(tuple(INT if k >> b & 1 else FLOAT for b in range(13)))
+    assert len(lattice._TUPLES) < 3000
