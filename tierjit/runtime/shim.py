@@ -366,7 +366,9 @@ class ColdDispatcher:
         if self.straight is None and (not k & (k - 1) or k == _DEEP):
             self.go_straight()
         if not k & 3:
-            from .straight import check_shim_depth
+            from .straight import check_shim_depth, wait_straight
+            if self.straight and k >= _DEEP:  # another thread is making it straight
+                wait_straight(self)
             check_shim_depth()
 
     def go_straight(self) -> None:

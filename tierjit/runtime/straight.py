@@ -27,7 +27,8 @@ Going straight needs the entry type (runtime.entry), whose start-up takes ~20 ms
 time in a process. So the first recursion asks the compiler thread to make it and goes on
 through the shim, going straight once it is there; only a recursion that gets DEEP before
 then makes it (or waits for it) on its own thread, a pause recorded as one, and only from a
-stencil library in the disk cache (building one takes LLVM seconds).
+stencil library in the disk cache (building one takes LLVM seconds). A recursion on another
+thread that gets DEEP through the shim meanwhile waits for the function to go straight too.
 
 While a build of the function is in flight, every BYPASS_CALLS-th call that runs it as CPython
 (made straight, or through the shim) first lets the compiler thread have the GIL
@@ -68,6 +69,9 @@ SHIM_MAX = 1024
 # Once the function is hot: straight calls between two the dispatcher sees.
 BYPASS_CALLS = 1024
 
+# Longest a recursion waits for another thread making its function straight (wait_straight).
+WAIT_SECONDS = 0.5
+
 
 def begin(d) -> None:
     """Make the shim of `d` (a dispatcher in its cold phase or bypass) call the original
@@ -104,10 +108,16 @@ def begin(d) -> None:
                 _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
         else:                # native code in the slot (for other arguments): after a
             d.straight = None if entry.is_entry(whole.entry) else False     # give-up
-    except Exception as e:      # the shim still runs the function correctly
-        if _too_deep(e):
+    except BaseException as e:  # the shim still runs the function correctly
+        from ..errors import from_signal_handler
+        # the program's (KeyboardInterrupt, a signal handler's exception), or too deep a stack
+        # for now: asked again later
+        programs = not isinstance(e, Exception) or from_signal_handler(e)
+        if programs or _too_deep(e):
             if not straight:
-                d.straight = None            # too deep a stack to do it now: later
+                d.straight = None
+            if programs:
+                raise
             return
         d.straight = False
         from .dispatch import STRICT
@@ -172,6 +182,30 @@ def _too_deep(e: BaseException) -> bool:
     argument as an ArgumentError naming it)?"""
     return isinstance(e, RecursionError) or "RecursionError" in str(e) and \
         type(e).__name__ == "ArgumentError"
+
+
+def wait_straight(d) -> None:
+    """A recursion DEEP levels into the shim of `d` while another thread makes it straight
+    (begin: `d.straight` True, the shim not switched yet): wait for that, making the entry
+    type if no thread is, rather than recurse on at three levels a call (two threads' first
+    recursion of a process: the second raised RecursionError at a third of CPython's
+    depth). A pause, recorded as one; at most WAIT_SECONDS."""
+    from . import entry
+    from .events import note_pause
+    if not entry.AVAILABLE:
+        return
+    start = _clock()
+    if entry._runtime is None:
+        try:
+            _make_entry_type()
+        except Exception as e:   # noqa: BLE001 - the shim still runs the function correctly
+            from ..errors import from_signal_handler
+            if from_signal_handler(e):
+                raise
+    while d.straight is True and not entry.is_straight(d.entry) \
+            and _clock() - start < WAIT_SECONDS:
+        _sleep(0.0002)
+    note_pause(_clock() - start)
 
 
 def _make_entry_type(build: bool = False) -> bool:

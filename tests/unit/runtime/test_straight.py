@@ -530,6 +530,104 @@ def test_a_fresh_process_makes_the_entry_type_in_the_background(tmp_path):
     assert float(out) < 0.005
 
 
+def test_a_signal_handlers_exception_while_making_the_entry_type_reaches_the_program(tmp_path):
+    # (a timeout's alarm arriving while a recursion DEEP levels in makes the entry type
+    # itself: it was taken for a failure to go straight, and the recursion went on)
+    _fresh("""
+        import signal, sys
+        import tierjit
+        from tierjit.runtime import compiler
+
+        compiler.get_compiler().pause()        # the recursion makes the entry type itself
+
+        @tierjit.jit
+        def f(n):
+            return {0: 0}[0] if n < 1 else f(n - 1) + 1   # (a dict: never compiles)
+
+        class Tick(Exception):
+            pass
+
+        def handler(sig, frame):
+            raise Tick
+
+        def profile(frame, event, arg):
+            if event == "call" and frame.f_code.co_name == "_make_entry_type":
+                sys.setprofile(None)
+                signal.raise_signal(signal.SIGALRM)
+
+        signal.signal(signal.SIGALRM, handler)
+        sys.setprofile(profile)
+        try:
+            f(200)
+            raise SystemExit("the handler's exception was swallowed")
+        except Tick:
+            pass
+        sys.setprofile(None)
+        compiler.get_compiler().resume()
+        assert f(600) == 600                   # and the recursion goes straight later
+        """, tmp_path)
+
+
+def test_ctrl_c_while_making_the_entry_type_leaves_the_function_to_go_straight_later(
+        tmp_path):
+    _fresh("""
+        import signal, sys
+        import tierjit
+        from tierjit.runtime import compiler
+
+        compiler.get_compiler().pause()
+
+        @tierjit.jit
+        def f(n):
+            return {0: 0}[0] if n < 1 else f(n - 1) + 1
+
+        def profile(frame, event, arg):
+            if event == "call" and frame.f_code.co_name == "_make_entry_type":
+                sys.setprofile(None)
+                signal.raise_signal(signal.SIGINT)
+
+        sys.setprofile(profile)
+        try:
+            f(200)
+            raise SystemExit("no KeyboardInterrupt")
+        except KeyboardInterrupt:
+            pass
+        sys.setprofile(None)
+        compiler.get_compiler().resume()
+        for _ in range(3):
+            assert f(600) == 600      # (RecursionError: it was left marked as going straight)
+        """, tmp_path)
+
+
+def test_two_threads_first_recursion_of_a_process(tmp_path):
+    # one thread makes the entry type DEEP levels in; the other, recursing through the shim
+    # meanwhile, waits for it instead of running out of recursion limit at 3 levels a call
+    _fresh("""
+        import threading
+        import tierjit
+
+        @tierjit.jit
+        def rs(n):
+            return 0 if n == 0 else rs(n - 1) + 1
+
+        start, errors = threading.Barrier(2), []
+
+        def work():
+            start.wait()
+            try:
+                assert rs(450) == 450
+            except RecursionError as e:
+                errors.append(e)
+
+        threads = [threading.Thread(target=work) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        """, tmp_path)
+
+
 def test_a_fresh_process_recursing_deep_at_once(tmp_path):
     # DEEP levels in, the recursion makes the entry type itself (or waits for it): a pause,
     # recorded, instead of RecursionError
