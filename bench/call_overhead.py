@@ -8,10 +8,11 @@ cold call of a tier="auto" function (the shim's `__call__`, runtime/shim.py), an
 straight slot (calling the Python function from C, runtime/straight.py), a `tier="opt"`
 function reading a global and a builtin (`abs(x + 1.0) * SCALE`: its entry checks that both
 still name what it baked in, runtime/names.py), the same called after a store into another
-dict and after a store into its module's globals (which has it look its names up again),
-Numba's `@njit` dispatcher when Numba is importable, a builtin for scale, and the timeit loop
-itself.  Each figure is the best of several timeit repeats, loop overhead included (subtract
-the last row for the net cost).
+dict and after a store into its module's globals (which has it look its names up again), a
+`tier="interp"` function (each call dispatched in Python, by its arguments' types, to tier
+0), Numba's `@njit` dispatcher when Numba is importable, a builtin for scale, and the timeit
+loop itself.  Each figure is the best of several timeit repeats, loop overhead included
+(subtract the last row for the net cost).
 """
 
 from __future__ import annotations
@@ -125,6 +126,16 @@ def compiled() -> Callable:
     return f
 
 
+def tier0() -> Callable:
+    """tier="interp": every call is dispatched in Python (the arguments' types made, the
+    specialisation looked up by them) and runs tier 0, Python generated from the IR."""
+    import tierjit
+
+    f = tierjit.jit(py_kernel, tier="interp")
+    assert f(1.0) == py_kernel(1.0)
+    return f
+
+
 def numba_kernel() -> Callable | None:
     try:
         import numba
@@ -143,6 +154,7 @@ def main() -> int:
         ("tierjit cold call (the shim)", cold_shim),
         ("tierjit entry, straight slot", straight_entry),
         (JIT_ROW, compiled),
+        ("tierjit @jit(tier='interp')", tier0),
         ("numba @njit", numba_kernel),
         ("builtin (math.fabs)", lambda: math.fabs),
     ]
