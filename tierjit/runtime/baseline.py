@@ -150,6 +150,9 @@ def build(dispatcher, args: tuple) -> tuple:
         record("error", dispatcher.__qualname__, _fmt_types(key), "baseline",
                detail=f"baseline build failed: {type(e).__name__}: {e}")
         return key, None
+    except BaseException:               # Ctrl-C, SystemExit: the same
+        _codes(dispatcher).pop(key, None)
+        raise
     seconds = perf_counter() - start
     note_pause(seconds)
     if code is not None:

@@ -246,6 +246,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
                     raise
                 spec.reason = Unsupported("an internal compiler error", 0,
                                           f"{type(e).__name__}: {e}")
+            except BaseException:            # Ctrl-C, SystemExit: the same
+                interrupted = True
+                raise
             finally:
                 if interrupted:
                     spec.requested = False

@@ -222,6 +222,69 @@ def test_a_call_predicted_long_while_another_thread_starts_the_function_anew(mon
     assert f(3000) == 6000
 
 
+@pytest.mark.parametrize("at", ["optimise", "guard_for"])
+@pytest.mark.parametrize("tier", ["interp", "baseline", "opt"])
+def test_ctrl_c_during_a_first_calls_compile(tier, at):
+    """Ctrl-C (KeyboardInterrupt) while the first call compiles: it reaches the program,
+    and the next call compiles again; it used to leave the signature built as it stood (in
+    CPython for good, or in tier 0 with no names check: K bound again was not seen)."""
+    import signal
+    import sys
+    ns = module("""
+        K = 1
+
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            return x + K
+        """, tier)
+    f = ns["f"]
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == at:
+            sys.setprofile(None)
+            signal.raise_signal(signal.SIGINT)
+
+    sys.setprofile(profile)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            f(1.0)
+    finally:
+        sys.setprofile(None)
+    assert f(1.0) == 2.0
+    assert f"f(float): {tier}" in tierjit.explain(f)
+    ns["K"] = 100
+    assert f(1.0) == 101.0
+
+
+def test_ctrl_c_during_a_long_calls_baseline_build():
+    import signal
+    import sys
+    ns = module("""
+        @tierjit.jit
+        def f(n):
+            s = 0
+            for i in range(n):
+                s += i
+            return s
+        """, "auto")
+    f = ns["f"]
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "compile_baseline":
+            sys.setprofile(None)
+            signal.raise_signal(signal.SIGINT)
+
+    with tierjit.config.override(watch_size=1000, hot_calls=None, hot_seconds=None):
+        sys.setprofile(profile)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                f(3000)
+        finally:
+            sys.setprofile(None)
+        assert f(3000) == 4498500
+        assert "calls predicted long run it from their start" in tierjit.explain(f)
+
+
 def test_events_hold_the_function_they_are_about_weakly(hot):
     """explain matches events to their dispatcher: a dispatcher made where a dropped one was
     must not take over its events (as it did when they held its id())."""
