@@ -234,10 +234,10 @@ def test_ctrl_c_during_a_first_calls_compile(tier, at):
         K = 1
 
         @tierjit.jit(tier=TIER)
-        def f(x):
+        def interrupted(x):
             return x + K
         """, tier)
-    f = ns["f"]
+    f = ns["interrupted"]
 
     def profile(frame, event, arg):
         if event == "call" and frame.f_code.co_name == at:
@@ -251,7 +251,7 @@ def test_ctrl_c_during_a_first_calls_compile(tier, at):
     finally:
         sys.setprofile(None)
     assert f(1.0) == 2.0
-    assert f"f(float): {tier}" in tierjit.explain(f)
+    assert f"interrupted(float): {tier}" in tierjit.explain(f)
     ns["K"] = 100
     assert f(1.0) == 101.0
 
@@ -261,13 +261,13 @@ def test_ctrl_c_during_a_long_calls_baseline_build():
     import sys
     ns = module("""
         @tierjit.jit
-        def f(n):
+        def interrupted(n):
             s = 0
             for i in range(n):
                 s += i
             return s
         """, "auto")
-    f = ns["f"]
+    f = ns["interrupted"]
 
     def profile(frame, event, arg):
         if event == "call" and frame.f_code.co_name == "compile_baseline":
