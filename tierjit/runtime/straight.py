@@ -198,7 +198,7 @@ def wait_straight(d) -> None:
     if entry._runtime is None:
         try:
             _make_entry_type()
-        except Exception as e:   # noqa: BLE001 - the shim still runs the function correctly
+        except Exception as e:      # the shim still runs the function correctly
             from ..errors import from_signal_handler
             if from_signal_handler(e):
                 raise
