@@ -4,7 +4,10 @@ Dispatcher.rebound)."""
 
 from __future__ import annotations
 
+import contextlib
 import linecache
+import signal
+import sys
 import textwrap
 import types
 
@@ -40,6 +43,23 @@ def native(f) -> bool:
 def hot():
     with tierjit.config.override(hot_calls=2, hot_seconds=None, background=False):
         yield
+
+
+@contextlib.contextmanager
+def ctrl_c_at(function: str):
+    """Ctrl-C (SIGINT, KeyboardInterrupt) arriving as this thread calls `function`, which the
+    block must raise."""
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == function:
+            sys.setprofile(None)
+            signal.raise_signal(signal.SIGINT)
+
+    sys.setprofile(profile)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            yield
+    finally:
+        sys.setprofile(None)
 
 
 def _warm(f, *args, times=40):
@@ -228,8 +248,6 @@ def test_ctrl_c_during_a_first_calls_compile(tier, at):
     """Ctrl-C (KeyboardInterrupt) while the first call compiles: it reaches the program,
     and the next call compiles again; it used to leave the signature built as it stood (in
     CPython for good, or in tier 0 with no names check: K bound again was not seen)."""
-    import signal
-    import sys
     ns = module("""
         K = 1
 
@@ -238,18 +256,8 @@ def test_ctrl_c_during_a_first_calls_compile(tier, at):
             return x + K
         """, tier)
     f = ns["interrupted"]
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_name == at:
-            sys.setprofile(None)
-            signal.raise_signal(signal.SIGINT)
-
-    sys.setprofile(profile)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            f(1.0)
-    finally:
-        sys.setprofile(None)
+    with ctrl_c_at(at):
+        f(1.0)
     assert f(1.0) == 2.0
     assert f"interrupted(float): {tier}" in tierjit.explain(f)
     ns["K"] = 100
@@ -257,8 +265,6 @@ def test_ctrl_c_during_a_first_calls_compile(tier, at):
 
 
 def test_ctrl_c_during_a_long_calls_baseline_build():
-    import signal
-    import sys
     ns = module("""
         @tierjit.jit
         def interrupted(n):
@@ -268,19 +274,9 @@ def test_ctrl_c_during_a_long_calls_baseline_build():
             return s
         """, "auto")
     f = ns["interrupted"]
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_name == "compile_baseline":
-            sys.setprofile(None)
-            signal.raise_signal(signal.SIGINT)
-
     with tierjit.config.override(watch_size=1000, hot_calls=None, hot_seconds=None):
-        sys.setprofile(profile)
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                f(3000)
-        finally:
-            sys.setprofile(None)
+        with ctrl_c_at("compile_baseline"):
+            f(3000)
         assert f(3000) == 4498500
         assert "calls predicted long run it from their start" in tierjit.explain(f)
 
