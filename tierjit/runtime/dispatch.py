@@ -67,7 +67,7 @@ TIERS = ("auto", "interp", "baseline", "opt")
 STRICT = os.environ.get("TIERJIT_STRICT", "") not in ("", "0")
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
-_INTERRUPTED = "its compile was interrupted by an exception of the program's signal handler"
+_INTERRUPTED = "its compile was interrupted by the program's exception (Ctrl-C, a signal handler's)"
 _type_of_value: "Callable[[Any], Any] | None" = None     # types.lattice.type_of_value, once hot
 
 
@@ -308,8 +308,9 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
             _tier0_if_no_native(spec)
         except Unsupported as e:
             spec.reason = e
-        except Exception as e:   # noqa: BLE001 - a compiler bug must not reach the program
-            if from_signal_handler(e):           # the program's: see specialise()
+        except BaseException as e:   # noqa: BLE001 - a compiler bug must not reach the program
+            if not isinstance(e, Exception) or from_signal_handler(e):
+                # the program's (Ctrl-C, a handler's exception): see specialise()
                 spec.reason = Unsupported(_INTERRUPTED, 0, f"{type(e).__name__}: {e}")
                 raise
             spec.error = e
@@ -344,14 +345,21 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
         from .events import record
         if not spec.runs_native or self.rebound_why is not None:
             return
+        programs = None
         try:
             ok = _entry.install(self.entry, spec.native.entry_address)
-        except Exception as e:       # noqa: BLE001 - no slot: the slow path still runs native
-            if STRICT:
-                raise
-            ok = False
-            record("error", self.__qualname__, _fmt_types(spec.arg_types), "opt",
-                   detail=f"slot not switched: {type(e).__name__}: {e}")
+        except BaseException as e:   # noqa: BLE001 - no slot: the slow path still runs native
+            from ..errors import from_signal_handler
+            if not isinstance(e, Exception) or from_signal_handler(e):
+                # the program's (Ctrl-C, a handler's exception): raised once the slot is set
+                programs = e
+                ok = _entry.install(self.entry, spec.native.entry_address)
+            else:
+                if STRICT:
+                    raise
+                ok = False
+                record("error", self.__qualname__, _fmt_types(spec.arg_types), "opt",
+                       detail=f"slot not switched: {type(e).__name__}: {e}")
         if ok:
             for other in list(self.specs.values()):
                 other.installed = False
@@ -363,6 +371,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
                 superseded(self, spec.arg_types)
         record("tier-up", self.__qualname__, _fmt_types(spec.arg_types, spec.values), "opt",
                slot="switched" if ok else "unchanged")
+        if programs is not None:
+            raise programs
 
     def resume_function(self, spec: "Specialisation", index: int,
                         counted: bool = True) -> "Callable":
@@ -579,6 +589,17 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
             if spec is not None and spec.built and spec.requested and \
                     (spec.error is None or not STRICT):
                 return spec
+        try:
+            return self._request(args)
+        except BaseException as e:
+            from ..errors import from_signal_handler
+            if not isinstance(e, Exception) or from_signal_handler(e):
+                self._request_again(args)
+            raise
+
+    def _request(self, args: tuple) -> "Specialisation | None":
+        """_spec_for's request: the specialisation, its build asked for (baseline code first,
+        under "auto"), built now when compiles are synchronous."""
         start = _clock()             # a request's work on this thread is a pause (_submit)
         if self.tier == "auto":                  # warm: baseline first (runtime/baseline.py)
             from . import baseline
@@ -617,6 +638,28 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
             # a function tierjit cannot lower runs as CPython without typing its calls
             self.bypass = self._ir_error is not None
         return spec
+
+    def _request_again(self, args: tuple) -> None:
+        """A request cut short by the program's exception (Ctrl-C, a signal handler's) is
+        undone, for the next call to make: the signature unrequested, a value version not
+        built dropped, and baseline code this request put in the slot taken out of it (the
+        next call would run it, never coming back here to ask for LLVM's)."""
+        if _type_of_value is None:
+            return
+        from . import entry as _entry
+        key = tuple(_types_of(args))
+        spec = self.specs.get(key)
+        if spec is not None and not spec.built:
+            spec.requested = False
+            vs = spec.value_spec
+            if vs is not None and (not vs.built or vs.reason is not None
+                                   and vs.reason.construct == _INTERRUPTED):
+                spec.value_spec = None
+        code = self.__dict__.get("_baseline_codes", {}).get(key)
+        if (spec is None or not spec.runs_native) and code is not None \
+                and _entry.is_entry(self.entry) \
+                and _entry.get_slot(self.entry) == code.entry_address:
+            _entry.uninstall(self.entry)
 
     def _warm(self, args: tuple) -> None:
         """Baseline code for these arguments' types, ahead of LLVM's: built by this call when

@@ -101,11 +101,7 @@ def begin(d) -> None:
         whole = d.materialise()
         straight = entry.go_straight(whole.entry, whole.py_func)
         if straight:
-            if whole.straight_cell is None:
-                whole.straight_cell = entry.straight_cell(whole.entry)
-            # (a function with loops: in sections, opened by enter)
-            arm(whole, 0 if whole.loops else
-                _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
+            _give_calls(whole)
         else:                # native code in the slot (for other arguments): after a
             d.straight = None if entry.is_entry(whole.entry) else False     # give-up
     except BaseException as e:  # the shim still runs the function correctly
@@ -114,7 +110,9 @@ def begin(d) -> None:
         # for now: asked again later
         programs = not isinstance(e, Exception) or from_signal_handler(e)
         if programs or _too_deep(e):
-            if not straight:
+            if straight:
+                _give_calls(whole)           # (went straight: its slot needs the calls)
+            else:
                 d.straight = None
             if programs:
                 raise
@@ -123,6 +121,16 @@ def begin(d) -> None:
         from .dispatch import STRICT
         if STRICT:
             raise
+
+
+def _give_calls(whole) -> None:
+    """The straight slot of `whole` (just made straight) gets its first calls to make."""
+    from . import entry
+    if whole.straight_cell is None:
+        whole.straight_cell = entry.straight_cell(whole.entry)
+    # (a function with loops: in sections, opened by enter)
+    arm(whole, 0 if whole.loops else
+        _cold_calls(whole, whole.calls) if whole.cold else BYPASS_CALLS)
 
 
 # C stack a level of recursion through the shim's Python frames may take (slot_tp_call, the

@@ -41,7 +41,7 @@ class Watching:
         config.watch_size that the baseline tier could not take (runtime.watch._long_call)
         and runs counting tier 0 itself, so this thread lowers it.
         Returns what self.counting now is."""
-        self.counting = False
+        before, self.counting = self.counting, False
         if _config.osr_backedges is None or not self._simple_sig:
             return False
         from . import compiler
@@ -52,7 +52,11 @@ class Watching:
             if not compiler.get_compiler().submit(job):
                 self.counting = False
             return self.counting
-        return self._build_counting()
+        try:
+            return self._build_counting()
+        except BaseException:  # the program's (Ctrl-C, a handler's exception): asked again later
+            self.counting = before
+            raise
 
     def _long_call(self, args: tuple, kwargs: dict) -> "Any":
         """A cold call predicted long (config.watch_size) runs native code from its start:

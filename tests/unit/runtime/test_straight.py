@@ -568,9 +568,10 @@ def test_a_signal_handlers_exception_while_making_the_entry_type_reaches_the_pro
         """, tmp_path)
 
 
-def test_ctrl_c_while_making_the_entry_type_leaves_the_function_to_go_straight_later(
-        tmp_path):
-    _fresh("""
+@pytest.mark.parametrize("at", ["_make_entry_type", "straight_cell"])
+def test_ctrl_c_while_going_straight_leaves_the_function_to_go_straight(tmp_path, at):
+    # (straight_cell: after the slot was made straight, before it was given calls)
+    _fresh(f"""
         import signal, sys
         import tierjit
         from tierjit.runtime import compiler
@@ -579,10 +580,10 @@ def test_ctrl_c_while_making_the_entry_type_leaves_the_function_to_go_straight_l
 
         @tierjit.jit
         def f(n):
-            return {0: 0}[0] if n < 1 else f(n - 1) + 1
+            return {{0: 0}}[0] if n < 1 else f(n - 1) + 1
 
         def profile(frame, event, arg):
-            if event == "call" and frame.f_code.co_name == "_make_entry_type":
+            if event == "call" and frame.f_code.co_name == "{at}":
                 sys.setprofile(None)
                 signal.raise_signal(signal.SIGINT)
 
