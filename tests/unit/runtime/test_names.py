@@ -283,23 +283,6 @@ def test_ctrl_c_during_a_first_calls_compile(tier, at, lenient):
     assert f(1.0) == 101.0
 
 
-def test_ctrl_c_during_a_long_calls_baseline_build(lenient):
-    ns = module("""
-        @tierjit.jit
-        def interrupted(n):
-            s = 0
-            for i in range(n):
-                s += i
-            return s
-        """, "auto")
-    f = ns["interrupted"]
-    with tierjit.config.override(watch_size=1000, hot_calls=None, hot_seconds=None):
-        with interrupted_at("compile_baseline"):
-            f(3000)
-        assert f(3000) == 4498500
-        assert "calls predicted long run it from their start" in tierjit.explain(f)
-
-
 @pytest.mark.parametrize("by", ["ctrl-c", "handler"])
 @pytest.mark.parametrize("at, same", [("_stable_values", False), ("_tier0", False),
                                       ("generate", False), ("_build_values", True),
@@ -333,8 +316,23 @@ def test_an_interrupted_hot_call_is_made_again(at, same, by, lenient):
     assert f(1.0) == 30.0
 
 
+def _long_call_built(f) -> bool:
+    return "calls predicted long run it from their start" in tierjit.explain(f)
+
+
+def _watched(f) -> bool:
+    return dispatcher_of(f).counting not in (None, False, "watching")
+
+
 @pytest.mark.parametrize("by", ["ctrl-c", "handler"])
-def test_an_interrupted_counting_tier_0_is_made_again(by, lenient):
+@pytest.mark.parametrize("at, settings, made", [
+    ("compile_baseline", {"watch_size": 1000}, _long_call_built),
+    ("_build_counting", {"watch_seconds": 0, "osr_backedges": 100, "background": False,
+                         "watch_size": None}, _watched)])
+def test_a_long_calls_interrupted_build_is_made_again(at, settings, made, by, lenient):
+    """A call predicted long building its baseline code, or a first cold call lowering
+    counting tier 0, cut short: a later call builds it (it used to be never built again, or
+    the function never watched again)."""
     ns = module("""
         @tierjit.jit
         def interrupted(n):
@@ -344,12 +342,11 @@ def test_an_interrupted_counting_tier_0_is_made_again(by, lenient):
             return s
         """, "auto")
     f = ns["interrupted"]
-    with tierjit.config.override(watch_seconds=0, osr_backedges=100, hot_calls=None,
-                                 hot_seconds=None, background=False, watch_size=None):
-        with interrupted_at("_build_counting", by):
+    with tierjit.config.override(hot_calls=None, hot_seconds=None, **settings):
+        with interrupted_at(at, by):
             f(3000)
         assert f(3000) == 4498500
-        assert dispatcher_of(f).counting not in (None, False, "watching")
+        assert made(f)
 
 
 def test_a_handlers_exception_while_the_slot_is_switched(lenient):
