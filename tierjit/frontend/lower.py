@@ -62,8 +62,26 @@ class _Loop:
 
 def lower(pyfunc, tree: ast.FunctionDef | None = None) -> Function:
     """Lower the Python function `pyfunc` (or its given AST) to untyped IR."""
-    tree = tree if tree is not None else function_ast(pyfunc)
-    return Lowering(pyfunc, tree).run()
+    shallow = _depth() < sys.getrecursionlimit() // 2
+    try:
+        tree = tree if tree is not None else function_ast(pyfunc)
+        return Lowering(pyfunc, tree).run()
+    except RecursionError:
+        # Lowering recurses over the expression tree: a long flat one (`x + 1 + 1 ...`,
+        # hundreds of terms) is deeper than the recursion limit allows. Not when the
+        # program's own stack is deep: then it is lowered again later.
+        if not shallow:
+            raise
+        raise Unsupported("an expression nested too deeply to lower",
+                          pyfunc.__code__.co_firstlineno) from None
+
+
+def _depth() -> int:
+    """Python frames on this thread's stack."""
+    n, f = 0, sys._getframe(1)
+    while f is not None:
+        n, f = n + 1, f.f_back
+    return n
 
 
 class Lowering:
@@ -434,13 +452,11 @@ class Lowering:
             return resolve_name(self.pyfunc, node.id, self.fn.free)
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
-            r = resolve_attr(base, node.attr) if base is not None else None
-            if r is not None:
-                written = f"{node.value.id}.{node.attr}" if isinstance(node.value, ast.Name) \
-                    else f"{getattr(base.obj, '__name__', '?')}.{node.attr}"
-                self.fn.attrs[(id(base.obj), node.attr)] = (base.obj, vars(base.obj)[node.attr],
-                                                            written)
-            return r
+            if base is None:
+                return None
+            written = f"{node.value.id}.{node.attr}" if isinstance(node.value, ast.Name) \
+                else f"{getattr(base.obj, '__name__', '?')}.{node.attr}"
+            return resolve_attr(base, node.attr, self.fn.attrs, written)
         return None
 
     # -- expressions --------------------------------------------------------------------

@@ -116,10 +116,16 @@ def lookup(fn, name: str) -> Any:
 
 def resolve_name(fn, name: str, seen: dict[str, Any] | None = None) -> Resolved | None:
     """Resolve a free name of the Python function `fn`; None when CPython would fail.
-    `seen` collects name -> object, for `unchanged`."""
-    obj = lookup(fn, name)
-    if seen is not None:
-        seen[name] = obj
+    `seen` collects name -> object, for `unchanged` and the names check, and a name in it
+    already resolves to what it held then: every read of a name in one lowering sees one
+    object, though another thread may bind it meanwhile (the check compares one object per
+    name with what the name holds at a call)."""
+    if seen is not None and name in seen:
+        obj = seen[name]
+    else:
+        obj = lookup(fn, name)
+        if seen is not None:
+            seen[name] = obj
     return None if obj is _MISSING else classify(obj, name)
 
 
@@ -135,16 +141,24 @@ def unchanged(fn, ir) -> bool:
     return True
 
 
-def resolve_attr(base: Resolved, attr: str) -> Resolved | None:
+def resolve_attr(base: Resolved, attr: str, seen: dict | None = None,
+                 written: str = "") -> Resolved | None:
     """A module's attribute, from its __dict__ alone (None when it is not there): one its
     __getattr__ (PEP 562) or its type computes is computed when the line runs — reading it
-    now could warn, import, or give a value later reads would not — so it is not compiled."""
+    now could warn, import, or give a value later reads would not — so it is not compiled.
+    `seen` collects (id of the module, attribute) -> (module, object, `written`: as the
+    source spells it), and an attribute in it already resolves to that object, as
+    resolve_name's `seen` does for names."""
     if base.kind != "module":
         return None
-    obj = vars(base.obj).get(attr, _MISSING)
+    key = (id(base.obj), attr)
+    known = seen.get(key) if seen is not None else None
+    obj = known[1] if known is not None else vars(base.obj).get(attr, _MISSING)
     if obj is _MISSING:
         return None
     r = classify(obj, attr)
     if base.obj is math and isinstance(obj, float):
-        return Resolved("const", obj, f"math.{attr}")
+        r = Resolved("const", obj, f"math.{attr}")
+    if r is not None and seen is not None and known is None:
+        seen[key] = (base.obj, obj, written)
     return r

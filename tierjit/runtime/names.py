@@ -149,8 +149,9 @@ class NameGuard:
             if now is was or now is obj or any(d is o for o, _, _ in out):
                 continue
             if _same_number(now, obj):
-                self.expect[key] = (where, name, now)
-                renewed = True
+                if was is not _STALE:        # (else another function's object differs)
+                    self.expect[key] = (where, name, now)
+                    renewed = True
                 continue
             why = f"'{label}' was bound to another object after the function was compiled"
             out.append((d, why, _line_of(d, name, ops)))

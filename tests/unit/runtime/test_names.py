@@ -361,6 +361,91 @@ def test_a_handlers_exception_while_the_slot_is_switched(lenient):
     assert f(1.0) == 20.0 and native(f)
 
 
+@pytest.mark.parametrize("tier", ["interp", "baseline", "opt"])
+def test_a_name_bound_again_while_its_function_is_lowered(tier):
+    """Every read of a name in one lowering sees one object (here a side effect of resolving
+    `w` binds G between two reads; another thread's binding would do the same): the code
+    used to hold G == 1 at one read and 2 at the other, while the check expected 2 only."""
+    ns = module("""
+        G = 1
+
+        @tierjit.jit(tier=TIER)
+        def inc(x):
+            return x + 1
+
+        class Wrapper:
+            def __init__(self, f):
+                self._f = f
+
+            def __call__(self, *a):
+                return self._f(*a)
+
+            @property
+            def __tierjit_dispatcher__(self):
+                globals()["G"] = 2
+                return self._f.__tierjit_dispatcher__
+
+        w = Wrapper(inc)
+
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            a = x * G
+            b = w(x)
+            return a + b * G
+        """, tier)
+    f = ns["f"]
+    f(10)
+    ns["G"] = 2
+    assert [f(10) for _ in range(3)] == [42] * 3
+
+
+def test_an_equal_number_does_not_hide_another_functions_stale_one():
+    """b and c share a cell, lowered on either side of its binding; a embeds both. The cell
+    bound again to a number equal to b's (another object) must not make the check take b's
+    as current and pass over c's stale one."""
+    from tierjit.runtime import compiler
+    ns = module("""
+        def make():
+            n = 5
+
+            @tierjit.jit(tier=TIER)
+            def b(x):
+                return x * n
+
+            @tierjit.jit(tier=TIER)
+            def c(x):
+                return x * n
+
+            @tierjit.jit(tier=TIER)
+            def a(x):
+                if x > 0:
+                    return b(x) + c(x)
+                return x
+
+            for _ in range(3):
+                c(1)
+            wait_idle(60)
+            n = int("1000")
+            for _ in range(3):
+                b(1)
+            wait_idle(60)
+            for v in (-1, -2, -3):
+                a(v)
+            wait_idle(60)
+            n = int("1000")
+            return [a(1) for _ in range(4)]
+        """, "auto", wait_idle=compiler.wait_idle)
+    with tierjit.config.override(hot_calls=2, hot_seconds=None):
+        assert ns["make"]() == [2000] * 4
+
+
+def test_explain_a_function_with_an_expression_too_deep_to_lower():
+    ns = module("@tierjit.jit(tier=TIER)\ndef f(x):\n    return x" + " + 1" * 500 + "\n", "opt")
+    f = ns["f"]
+    assert f(0) == 500
+    assert "an expression nested too deeply to lower" in tierjit.explain(f)
+
+
 def test_events_hold_the_function_they_are_about_weakly(hot):
     """explain matches events to their dispatcher: a dispatcher made where a dropped one was
     must not take over its events (as it did when they held its id())."""
