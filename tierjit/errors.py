@@ -22,6 +22,13 @@ class CompileError(Exception):
     """A bug in tierjit itself; the dispatcher catches it and runs plain CPython."""
 
 
+def the_programs(e: BaseException) -> bool:
+    """Whether e, caught around the JIT's own work on the program's thread, is the program's
+    to receive rather than the JIT's to absorb: not an Exception (Ctrl-C's KeyboardInterrupt,
+    SystemExit), or one a signal handler raised (from_signal_handler)."""
+    return not isinstance(e, Exception) or from_signal_handler(e)
+
+
 def from_signal_handler(e: BaseException) -> bool:
     """Whether e, caught around the JIT's own work on the program's thread (a compile there),
     was raised by one of the program's Python signal handlers, which CPython runs between any

@@ -286,7 +286,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
         recursion key `key`), `prepare`d, optimised, then its tier 0 and native code; or, when
         `source()` is a Typed, that typed and optimised IR (runtime/tierup.py). A failure
         ends in spec.reason (raised under STRICT); one compile event, with `detail`."""
-        from ..errors import Unsupported, from_signal_handler
+        from ..errors import Unsupported, the_programs
         from ..passes.pipeline import optimise
         from ..types.infer import Typed, infer
         start = _clock()
@@ -309,7 +309,7 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
         except Unsupported as e:
             spec.reason = e
         except BaseException as e:   # noqa: BLE001 - a compiler bug must not reach the program
-            if not isinstance(e, Exception) or from_signal_handler(e):
+            if the_programs(e):
                 # the program's (Ctrl-C, a handler's exception): see specialise()
                 spec.reason = Unsupported(_INTERRUPTED, 0, f"{type(e).__name__}: {e}")
                 raise
@@ -349,8 +349,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
         try:
             ok = _entry.install(self.entry, spec.native.entry_address)
         except BaseException as e:   # noqa: BLE001 - no slot: the slow path still runs native
-            from ..errors import from_signal_handler
-            if not isinstance(e, Exception) or from_signal_handler(e):
+            from ..errors import the_programs
+            if the_programs(e):
                 # the program's (Ctrl-C, a handler's exception): raised once the slot is set
                 programs = e
                 ok = _entry.install(self.entry, spec.native.entry_address)
@@ -592,8 +592,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
         try:
             return self._request(args)
         except BaseException as e:
-            from ..errors import from_signal_handler
-            if not isinstance(e, Exception) or from_signal_handler(e):
+            from ..errors import the_programs
+            if the_programs(e):
                 self._request_again(args)
             raise
 

@@ -105,10 +105,10 @@ def begin(d) -> None:
         else:                # native code in the slot (for other arguments): after a
             d.straight = None if entry.is_entry(whole.entry) else False     # give-up
     except BaseException as e:  # the shim still runs the function correctly
-        from ..errors import from_signal_handler
+        from ..errors import the_programs
         # the program's (KeyboardInterrupt, a signal handler's exception), or too deep a stack
         # for now: asked again later
-        programs = not isinstance(e, Exception) or from_signal_handler(e)
+        programs = the_programs(e)
         if programs or _too_deep(e):
             if straight:
                 _give_calls(whole)           # (went straight: its slot needs the calls)
