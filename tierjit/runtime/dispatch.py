@@ -38,6 +38,8 @@ import sys
 from _thread import RLock, get_ident as _get_ident
 from _weakref import ref as _weakref
 from time import perf_counter as _clock
+from types import FunctionType as _FunctionType
+from types import MethodType as _MethodType
 
 from .config import config as _config
 from . import shim as _shim
@@ -858,19 +860,34 @@ def _make_entry(d: "Dispatcher"):
 
 
 def dispatcher_of(obj) -> "Dispatcher | None":
-    """The Dispatcher behind a jitted callable (or None); a ColdDispatcher is made whole."""
-    if type(obj) is ColdDispatcher:
+    """The Dispatcher behind a jitted callable (or None); a ColdDispatcher is made whole.
+    Asked of any object (lowering asks it of every object a free name holds), it reads the
+    attribute only of tierjit's own callables: of another object, reading it could run the
+    program's code (a property, a module's or a proxy's __getattr__), which CPython would
+    not run there."""
+    t = type(obj)
+    if t is ColdDispatcher:
         return obj.materialise()
     if not isinstance(obj, Dispatcher):
-        try:
+        if t is _FunctionType:                 # a Python entry (make_entry's fallback)
+            obj = obj.__dict__.get("__tierjit_dispatcher__")
+        elif t is _MethodType:                 # a jitted function bound as a method
+            return dispatcher_of(obj.__func__)
+        elif t is _shim.Shim or _is_entry(obj):
             obj = obj.__tierjit_dispatcher__
-        except Exception:          # noqa: BLE001 - any object may be asked
+        else:
             return None
         if type(obj) is ColdDispatcher:
             return obj.materialise()
         if not isinstance(obj, Dispatcher):
             return None
     return obj if obj.successor is None else obj.successor   # started anew (rebound)
+
+
+def _is_entry(obj) -> bool:
+    """Is obj a native entry (runtime.entry's type; not imported for the question)?"""
+    entry = sys.modules.get("tierjit.runtime.entry")
+    return entry is not None and entry.is_entry(obj)
 
 
 # -- every dispatcher, for tierjit.stats() (the registry is runtime.shim's) ---------------------

@@ -446,6 +446,29 @@ def test_explain_a_function_with_an_expression_too_deep_to_lower():
     assert "an expression nested too deeply to lower" in tierjit.explain(f)
 
 
+@pytest.mark.parametrize("tier", TIERS)
+def test_lowering_runs_none_of_the_programs_code(tier, hot):
+    """Lowering asks what a free name holds whether it is a jitted function: of anything
+    but tierjit's own callables it must not read the attribute, which could run the
+    program's __getattr__ (a lazy module's import, a mock's record) or a property."""
+    asked = []
+
+    class Proxy:
+        def __getattr__(self, name):
+            asked.append(name)
+            raise AttributeError(name)
+
+    ns = module("""
+        K = 3
+
+        @tierjit.jit(tier=TIER)
+        def f(x):
+            return x * K if x > 0 else P
+        """, tier, P=Proxy())
+    _warm(ns["f"], 2, times=4)
+    assert ns["f"](2) == 6 and asked == []
+
+
 def test_events_hold_the_function_they_are_about_weakly(hot):
     """explain matches events to their dispatcher: a dispatcher made where a dropped one was
     must not take over its events (as it did when they held its id())."""
