@@ -89,9 +89,12 @@ def classify(obj: Any, name: str) -> Resolved:
             return Resolved("dtype", np.dtype(obj), name, obj)
         if isinstance(obj, np.ufunc) and obj.nout == 1 and getattr(np, obj.__name__, None) is obj:
             return Resolved("ufunc", obj, obj.__name__)
-        fname = getattr(obj, "__name__", None)
-        if fname in NUMPY_FUNCTIONS and getattr(np, fname, None) is obj:
-            return Resolved("npfunc", obj, fname)
+        # one of numpy's, by identity first: the program's object is not asked its
+        # __name__ (its __getattr__ could run code CPython would not run here)
+        if any(getattr(np, f, None) is obj for f in NUMPY_FUNCTIONS):
+            fname = obj.__name__
+            if fname in NUMPY_FUNCTIONS and getattr(np, fname, None) is obj:
+                return Resolved("npfunc", obj, fname)
     return Resolved("other", obj, name)
 
 
