@@ -662,6 +662,8 @@ class Dispatcher(ColdDispatcher, Watching, Speculating, Restarting, Introspectio
                 and _entry.is_entry(self.entry) \
                 and _entry.get_slot(self.entry) == code.entry_address:
             _entry.uninstall(self.entry)
+            # (and the next request's _warm puts it back: asked for once per Python signature)
+            self._warming.discard(tuple(type(a) for a in args))
 
     def _warm(self, args: tuple) -> None:
         """Baseline code for these arguments' types, ahead of LLVM's: built by this call when
