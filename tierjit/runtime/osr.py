@@ -99,7 +99,11 @@ class OsrEntries:
             if background:
                 self._submit(_OsrBuild(self, header, spec))
                 return _waiting()
-            self.build(header, spec)
+            try:
+                self.build(header, spec)
+            except BaseException:    # the program's (Ctrl-C, a handler's): a later poll
+                self.entries.pop((header, types), None)      # builds it again
+                raise
         if spec.runs_native:
             code, tier = spec.native, spec.tier
         else:

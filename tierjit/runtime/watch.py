@@ -42,17 +42,17 @@ class Watching:
         and runs counting tier 0 itself, so this thread lowers it.
         Returns what self.counting now is."""
         before, self.counting = self.counting, False
-        if _config.osr_backedges is None or not self._simple_sig:
-            return False
-        from . import compiler
-        if _config.background and _config.watch_seconds and not now \
-                and not compiler.get_compiler().is_compiler_thread():
-            self.counting = "building"
-            job = _Counting(self)
-            if not compiler.get_compiler().submit(job):
-                self.counting = False
-            return self.counting
         try:
+            if _config.osr_backedges is None or not self._simple_sig:
+                return False
+            from . import compiler
+            if _config.background and _config.watch_seconds and not now \
+                    and not compiler.get_compiler().is_compiler_thread():
+                self.counting = "building"
+                job = _Counting(self)
+                if not compiler.get_compiler().submit(job):
+                    self.counting = False
+                return self.counting
             return self._build_counting()
         except BaseException:  # the program's (Ctrl-C, a handler's exception): asked again later
             self.counting = before

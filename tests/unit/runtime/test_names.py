@@ -324,15 +324,22 @@ def _watched(f) -> bool:
     return dispatcher_of(f).counting not in (None, False, "watching")
 
 
+def _moved(f) -> bool:
+    text = tierjit.explain(f)
+    return "OSR entries" in text and "gave up" not in text
+
+
 @pytest.mark.parametrize("by", ["ctrl-c", "handler"])
 @pytest.mark.parametrize("at, settings, made", [
     ("compile_baseline", {"watch_size": 1000}, _long_call_built),
     ("_build_counting", {"watch_seconds": 0, "osr_backedges": 100, "background": False,
-                         "watch_size": None}, _watched)])
+                         "watch_size": None}, _watched),
+    ("_compile_native", {"watch_seconds": 0, "osr_backedges": 100, "background": False,
+                         "watch_size": None}, _moved)])
 def test_a_long_calls_interrupted_build_is_made_again(at, settings, made, by, lenient):
-    """A call predicted long building its baseline code, or a first cold call lowering
-    counting tier 0, cut short: a later call builds it (it used to be never built again, or
-    the function never watched again)."""
+    """A call predicted long building its baseline code, a first cold call lowering counting
+    tier 0, or its loop's OSR entry being compiled, cut short: a later call builds it (it used
+    to be never built again, the function never watched again, or its loops given up on)."""
     ns = module("""
         @tierjit.jit
         def interrupted(n):
