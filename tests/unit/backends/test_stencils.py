@@ -8,6 +8,7 @@ import os
 import struct
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -82,9 +83,23 @@ def test_load_without_building_does_not_wait_for_a_build(monkeypatch):
     # another thread building the library holds its lock for seconds: a thread that may not
     # build it does not wait for it either
     monkeypatch.setattr(library, "_library", None)
+    monkeypatch.setattr(library, "_building", True)
     with library._lock:
         assert library.load(build=False) is None
     assert library.load(build=False) is not None       # cached by the earlier tests' loads
+
+
+def test_load_without_building_waits_for_a_thread_reading_the_cache(monkeypatch):
+    # the compiler thread reading the cache holds the lock for milliseconds: a recursion DEEP
+    # in that asks meanwhile gets the library (None left it to run out of recursion limit)
+    monkeypatch.setattr(library, "_library", None)
+    library._lock.acquire()
+    reader = threading.Timer(0.05, library._lock.release)
+    reader.start()
+    try:
+        assert library.load(build=False) is not None
+    finally:
+        reader.join()
 
 
 def test_cache_missing_stale_corrupt_are_rebuilt(tmp_path, monkeypatch):

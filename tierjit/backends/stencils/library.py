@@ -47,6 +47,8 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 
 MAGIC = b"TJSTENC5"
 _lock = allocate_lock()
+_building = False       # the lock's holder is building the library (LLVM: seconds)
+_LOCK_POLL = 0.002      # how often load(build=False) looks whether the holder is building
 _library: Library | None = None
 
 
@@ -358,12 +360,18 @@ def load(rebuild: bool = False, build: bool = True) -> Library | None:
     """The library for this process: from the cache when it is valid, else built (and
     cached). Built once per process. `build=False`: None instead of building it (LLVM takes
     seconds: a program's own thread does not wait for that, nor for another thread building
-    it)."""
+    it; it does wait for one reading the cache, a few milliseconds)."""
     lib = _library
     if lib is not None and not rebuild:
         return lib                   # every compile asks: no lock once it is loaded
-    if not _lock.acquire(build):
-        return None
+    if build:
+        _lock.acquire()
+    else:
+        # (a recursion DEEP in asks while the compiler thread reads the cache: None would
+        # leave it to run out of recursion limit through the shim)
+        while not _lock.acquire(timeout=_LOCK_POLL):
+            if _building:
+                return None
     try:
         return _load(rebuild, build)
     finally:
@@ -372,7 +380,7 @@ def load(rebuild: bool = False, build: bool = True) -> Library | None:
 
 def _load(rebuild: bool, build: bool) -> Library | None:
     """load's work, under the lock."""
-    global _library
+    global _library, _building
     if _library is not None and not rebuild:
         return _library
     key = cache_key()
@@ -387,7 +395,11 @@ def _load(rebuild: bool, build: bool) -> Library | None:
     if lib is None:
         if not build:
             return None
-        lib = parse(build_object(module_text()), key, "built")
+        _building = True
+        try:
+            lib = parse(build_object(module_text()), key, "built")
+        finally:
+            _building = False
         try:
             write_cache(path, key, serialise(lib))
         except OSError:
