@@ -157,7 +157,27 @@ def _poly(x):
     return y
 
 
-def test_hot_by_time_queues_when_the_slow_call_returns():
+class _Clock:
+    """The cold phase's clock (shim._clock), whose every reading is `step` seconds after the
+    one before: a call the shim times (a reading before it, one after) takes `step`, however
+    long the machine's load makes it."""
+
+    def __init__(self) -> None:
+        self.now, self.step = 0.0, 0.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    c = _Clock()
+    monkeypatch.setattr(shim, "_clock", c)
+    return c
+
+
+def test_hot_by_time_queues_when_the_slow_call_returns(clock):
     def slow(n):
         s = 0
         for i in range(n):
@@ -167,10 +187,12 @@ def test_hot_by_time_queues_when_the_slow_call_returns():
     with tierjit.config.override(hot_calls=None, hot_seconds=0.001, watch_size=None,
                                  background=False):
         f = tierjit.jit(slow)
+        clock.step = 10e-6
         assert f(10) == slow(10)
-        assert dispatcher_of(f).cold                  # 10 iterations: far below 1 ms
+        assert dispatcher_of(f).cold                  # far below 1 ms
         # these take longer: the first counts as long as the longest call before it (it
         # might have been stretched by the OS: see the next test), the second in full
+        clock.step = 0.02
         assert f(200_000) == slow(200_000) and dispatcher_of(f).cold
         assert f(200_000) == slow(200_000)            # compiled after it
         d = dispatcher_of(f)
@@ -178,29 +200,29 @@ def test_hot_by_time_queues_when_the_slow_call_returns():
         assert f(200_000) == slow(200_000)
 
 
-def _stretched(n, stop):
+def _sum(n):
     s = 0
     for i in range(n):
         s += i
-    if stop:
-        time.sleep(0.02)      # as if the OS had stopped the thread to run another process
     return s
 
 
-def test_one_call_stretched_by_the_os_neither_makes_a_function_hot_nor_watched():
+def test_one_call_stretched_by_the_os_neither_makes_a_function_hot_nor_watched(clock):
     """On a busy machine a 4 us call may measure 20 ms: counted for the 7 calls not timed
     around it, it would make the function hot (a compile for nothing, whose work on the
     compiler thread slows the program down), or watched. A second one is believed."""
     with tierjit.config.override(hot_calls=None, hot_seconds=0.005, watch_seconds=0.001,
                                  watch_size=None):
-        f = tierjit.jit(_stretched)
+        f = tierjit.jit(_sum)
         for n in range(1, 41):       # calls 1-8 are timed, then one in 8: 16, 24, 32, 40
-            assert f(10, n == 24) == 45
+            clock.step = 0.02 if n == 24 else 4e-6    # (24: the OS runs another process)
+            assert f(10) == 45
         d = dispatcher_of(f)
         assert d.cold and d.counting == "watching" and d.cold_seconds < 0.005
         assert d.longest_cold < 0.001
         for n in range(41, 49):
-            f(10, n == 48)
+            clock.step = 0.02 if n == 48 else 4e-6
+            f(10)
         assert not d.cold
 
 
