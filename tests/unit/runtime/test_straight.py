@@ -629,6 +629,28 @@ def test_two_threads_first_recursion_of_a_process(tmp_path):
         """, tmp_path)
 
 
+def test_a_recursion_waits_for_the_stencil_library_read_from_the_cache(tmp_path):
+    # DEEP levels in, the compiler thread (asked for the entry type at the 8th) is reading
+    # the library from the disk cache: the recursion waits for it (milliseconds), where it
+    # went on through the shim without it and ran out of recursion limit
+    _fresh("""
+        import threading
+        import tierjit
+        from tierjit.backends.stencils import library
+        from tierjit.runtime import entry
+
+        @tierjit.jit
+        def f(n):
+            return 0 if n == 0 else 1 + f(n - 1)
+
+        library._lock.acquire()         # as the compiler thread's read of the cache does
+        reading = threading.Timer(0.05, library._lock.release)
+        reading.start()
+        assert f(600) == 600 and entry.is_straight(f)
+        reading.join()
+        """, tmp_path)
+
+
 def test_a_fresh_process_recursing_deep_at_once(tmp_path):
     # DEEP levels in, the recursion makes the entry type itself (or waits for it): a pause,
     # recorded, instead of RecursionError
