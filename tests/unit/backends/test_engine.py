@@ -7,6 +7,7 @@ import itertools
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -162,6 +163,81 @@ define void @{fresh("unresolved")}() {{
 }}""")
     with pytest.raises(RuntimeError):
         engine.compile_ir("define i32 @broken() { ret i64 0 }")
+
+
+def _loop(name: str, factor: float = 2.0) -> str:
+    """A function with a loop: work for the O3 pipeline (vectoriser included)."""
+    return f"""
+define double @{name}(ptr %a, i64 %n) {{
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %loop]
+  %s = phi double [0.0, %entry], [%s1, %loop]
+  %p = getelementptr double, ptr %a, i64 %i
+  %x = load double, ptr %p
+  %y = fmul double %x, {factor!r}
+  %s1 = fadd double %s, %y
+  %i1 = add i64 %i, 1
+  %c = icmp slt i64 %i1, %n
+  br i1 %c, label %loop, label %done
+done:
+  ret double %s1
+}}"""
+
+
+def test_a_modules_ir_goes_once_its_code_is_final() -> None:
+    eng = engine.get_engine()
+
+    def modules_held() -> int:
+        return sum(len(ee._modules) for _, ee in eng._machines.values())
+
+    held = modules_held()
+    names = [fresh("ir_freed") for _ in range(3)]
+    compiled = [engine.compile_ir(_loop(name, 1.0 + k)) for k, name in enumerate(names)]
+    assert modules_held() == held               # MCJIT's instances hold no IR module
+    values = (ctypes.c_double * 4)(1.0, 2.0, 3.0, 4.0)
+    run = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p, ctypes.c_int64)
+    assert [run(m.address(n))(ctypes.addressof(values), 4) for m, n in zip(compiled, names)] \
+        == [10.0, 20.0, 30.0]                   # the code stays
+    assert f"@{names[0]}" in compiled[0].llvm_text and compiled[0].asm   # and its text
+    caller = fresh("calls_freed")
+    module = engine.compile_ir(f"""
+declare double @{names[2]}(ptr, i64)
+define double @{caller}(ptr %a) {{
+  %r = call double @{names[2]}(ptr %a, i64 2)
+  ret double %r
+}}""")
+    call = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p)(module.address(caller))
+    assert call(ctypes.addressof(values)) == 9.0
+
+
+def test_each_compiled_module_keeps_little_of_the_process() -> None:
+    """Memory per compiled module, measured after hundreds (RSS, in a fresh process): 125 KB
+    with each module's IR kept for good, 82 KB without it, most of that llvmlite's pass
+    builder, whose instrumentation callbacks are never freed."""
+    code = (
+        "import ctypes, sys\n"
+        "from tierjit.backends.llvm import engine\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from test_engine import _loop\n"
+        "trim = getattr(ctypes.CDLL(None), 'malloc_trim', None)\n"
+        "def rss():\n"
+        "    if trim is not None:\n"
+        "        trim(0)\n"
+        "    with open('/proc/self/statm') as f:\n"
+        "        return int(f.read().split()[1]) * 4096\n"
+        "for k in range(50):\n"
+        "    engine.compile_ir(_loop(f'warm_{k}'))\n"
+        "start = rss()\n"
+        "for k in range(300):\n"
+        "    engine.compile_ir(_loop(f'many_{k}', float(k)))\n"
+        "print((rss() - start) / 300 / 1024)\n"
+    )
+    here = str(Path(__file__).parent)
+    out = subprocess.run([sys.executable, "-c", code, here], capture_output=True, text=True,
+                         check=True).stdout  # fmt: skip
+    assert float(out) < 105
 
 
 def test_header_names_the_host_target() -> None:

@@ -1,8 +1,10 @@
 """The process-wide LLVM JIT: LLVM IR text in, optimised machine code at a stable address out.
 
 Analogue: a dynamic loader that is also a compiler.  The engine lives for the whole process and
-accumulates modules; code is never unloaded, so an address handed out by
+accumulates machine code; code is never unloaded, so an address handed out by
 `CompiledModule.address()` stays valid until exit (dispatch slots and type slots point into it).
+What is not code goes with its function: a module's IR is handed back to LLVM to free as soon
+as its code is finalised, and the optimised IR text lives in the CompiledModule only.
 MCJIT fixes the code-generator level per instance, and it dominates the cost of small modules
 (~0.5 ms at level 0, ~1.5 ms at level 3), so there are two MCJIT instances behind the one
 engine: opt 0-1 modules use fast instruction selection, opt 2-3 the aggressive code generator.
@@ -105,8 +107,9 @@ class LLVMEngine:
 
         self._llvm = llvm
         self.lock = threading.RLock()  # guards all of this engine's LLVM state
-        # A private LLVMContext: other llvmlite users in this process (Numba, the stencil
-        # builder) use the global context from their own threads without taking our lock.
+        # Private LLVMContexts (this one for the MCJIT instances' empty seed modules, one per
+        # compiled module): other llvmlite users in this process (Numba, the stencil builder)
+        # use the global context from their own threads without taking our lock.
         self._context = llvm.create_context()
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
@@ -121,9 +124,8 @@ class LLVMEngine:
         tm, _ = self._machine(3)
         self.triple: str = tm.triple
         self.data_layout: str = str(tm.target_data)
-        self._defined: dict[str, CompiledModule] = {}  # symbol -> defining module
+        self._defined: dict[str, int] = {}  # symbol defined by a module -> its address
         self._registered: set[str] = set()  # names passed to llvm.add_symbol
-        self._modules: list[CompiledModule] = []  # keep-alive; code is never unloaded
         self._register_compiler_runtime()
 
     # ----------------------------------------------------------------- public
@@ -139,33 +141,49 @@ class LLVMEngine:
         llvm = self._llvm
         with self.lock:
             start = time.perf_counter()
-            module = llvm.parse_assembly(ir_text, context=self._context)
-            if not module.triple:
-                module.triple = self.triple
-            if not module.data_layout:
-                module.data_layout = self.data_layout
-            module.verify()
-            self._optimise(module, opt)
-            defined = self._check_symbols(module)
-            text = str(module)
-            _, ee = self._machine(codegen_level(opt))
-            perf = perfmap.watch(ee)  # Linux perf's map of the module's functions, when on
-            ee.add_module(module)
-            ee.finalize_object()
-            addresses = {
-                name: (ee.get_function_address(name) if is_fn
-                       else ee.get_global_value_address(name))
-                for name, is_fn in defined
-            }  # fmt: skip
+            # Each module is parsed into a context of its own and handed back to LLVM to
+            # free, with that context (its types and constants, every address the module
+            # bakes in), once its code is finalised: MCJIT keeps the code and RuntimeDyld
+            # the symbols. Kept, a small function's IR stayed ~100 KB of the process for
+            # good after the function was dropped.
+            context = llvm.create_context()
+            module = None
+            in_engine = False
+            try:
+                module = llvm.parse_assembly(ir_text, context=context)
+                if not module.triple:
+                    module.triple = self.triple
+                if not module.data_layout:
+                    module.data_layout = self.data_layout
+                module.verify()
+                self._optimise(module, opt)
+                defined = self._check_symbols(module)
+                text = str(module)
+                _, ee = self._machine(codegen_level(opt))
+                perf = perfmap.watch(ee)  # Linux perf's map of the module's functions, when on
+                ee.add_module(module)
+                in_engine = True
+                ee.finalize_object()
+                addresses = {
+                    name: (ee.get_function_address(name) if is_fn
+                           else ee.get_global_value_address(name))
+                    for name, is_fn in defined
+                }  # fmt: skip
+                ee.remove_module(module)
+                in_engine = False
+            finally:
+                if not in_engine:  # else a failed finalisation: MCJIT may still read both
+                    if module is not None:
+                        module.close()
+                    context.close()
             if not all(addresses.values()):
                 missing = [n for n, a in addresses.items() if not a]
                 raise RuntimeError(f"MCJIT produced no address for {missing}")
             if perf is not None:
                 perf.note(addresses)
             compiled = CompiledModule(self, addresses, text, opt, time.perf_counter() - start)
-            self._modules.append(compiled)
             for name, address in addresses.items():
-                self._defined[name] = compiled
+                self._defined[name] = address
                 llvm.add_symbol(name, address)  # visible to the other MCJIT instance too
             return compiled
 
@@ -180,13 +198,16 @@ class LLVMEngine:
     def emit_assembly(self, llvm_text: str, *, opt: int = DEFAULT_OPT) -> str:
         """Assembly for already-optimised IR, from a fresh parse (engine modules stay untouched)."""
         with self.lock:
-            module = self._llvm.parse_assembly(llvm_text, context=self._context)
-            tm, _ = self._machine(codegen_level(opt))
-            return tm.emit_assembly(module)
-
-    @property
-    def module_count(self) -> int:
-        return len(self._modules)
+            context = self._llvm.create_context()
+            module = None
+            try:
+                module = self._llvm.parse_assembly(llvm_text, context=context)
+                tm, _ = self._machine(codegen_level(opt))
+                return tm.emit_assembly(module)
+            finally:
+                if module is not None:
+                    module.close()  # before its context
+                context.close()
 
     # ----------------------------------------------------------------- internals
 

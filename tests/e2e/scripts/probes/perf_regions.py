@@ -38,9 +38,9 @@ with open("/proc/self/maps") as f:
         if "x" in perms:
             executable.append((lo, hi))
 engine = get_engine()
-functions = sorted({s for m in engine._modules for s in m.symbols
-                    if any(r[2] == "tierjit:" + s for r in regions)
-                    or s.startswith(("tj", "tierjit_"))})
+functions = sorted(s for s in engine._defined
+                   if any(r[2] == "tierjit:" + s for r in regions)
+                   or s.startswith(("tj", "tierjit_")))
 print(json.dumps({
     "lines": len(lines),
     "names": [r[2] for r in regions],
