@@ -8,9 +8,18 @@ any test module imports tierjit. An explicit value in the environment wins (e.g.
 from __future__ import annotations
 
 import os
+import signal
 
 os.environ.setdefault("TIERJIT_VERIFY", "1")   # tierjit.passes.pipeline.VERIFY
 os.environ.setdefault("TIERJIT_STRICT", "1")   # tierjit.runtime.dispatch.STRICT
+
+# Ctrl-C is KeyboardInterrupt here and in the processes the tests start, however the suite was
+# launched: a shell starts a command it puts in the background (`make test &`, or a job of a
+# script) with SIGINT ignored, which its children inherit, and Python then installs no handler,
+# so the tests that deliver Ctrl-C to native code would wait for an interrupt that never comes.
+# (A handled signal is reset to its default across exec, where Python installs its own.)
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser):
