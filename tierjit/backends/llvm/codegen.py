@@ -70,8 +70,7 @@ class NativeCode:
     core_address: int
     entry_callable: object
     frame_states: list
-    llvm_text: str
-    ir_text: str
+    llvm_text: str                  # the optimised IR (the generated IR is not kept)
     compile_seconds: float
     keepalive: list = field(default_factory=list)
     # what a caller's module needs to embed this core and inline it: function texts by
@@ -709,7 +708,7 @@ def compile_native(dispatcher, spec) -> NativeCode:
     callable_ = entry_mod.make_entry(dispatcher, fallback)
     entry_mod.set_slot(callable_, entry_addr)
     return NativeCode(entry_addr, spec.core_cell.value, callable_, gen.fs.states,
-                      cm.llvm_text, text, time.perf_counter() - t0, gen.keepalive,
+                      cm.llvm_text, time.perf_counter() - t0, gen.keepalive,
                       f"{name}_core", cores, set(mod.decls), set(mod.helpers))
 
 
