@@ -18,7 +18,8 @@ Two ways in, both ending in the same structure table:
   exactly the tree's abstracted constants, at the same places. Then the key is safe for every
   later source with the same split text: the literals stand where the first source had float
   literal tokens, surrounded by the same text, so it parses to the same tree with other
-  constants (a moved minus sign is only ever a unary minus there). A literal inside a string
+  constants (a minus is moved into a constant only where it can only be a unary minus applied
+to that literal alone, as the tree abstraction has it). A literal inside a string
   or a comment, or anything else the expression misjudges, marks the key "parse every time".
 - an ast tree: a walk collects the float constants and the rest of the tree as the key.
 """
@@ -44,6 +45,10 @@ _FLOAT = re.compile(r"(?<![\w.])((?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]
 # constant: `-1.5` is one constant to the user, as it is to the tree abstraction)
 _UNARY_CHARS = frozenset("-+*/%=([,:<>&|^~@")
 _UNARY_WORD = re.compile(r"(?<![\w.])(?:return|else|if|and|or|not|in|is|lambda|yield)$")
+# ... unless what follows the literal binds tighter than that minus: a power (`-7.25 ** 2.0`
+# is -(7.25 ** 2.0)) or a trailer (`-0.0 .hex()`, a call, a subscript); the minus then stays
+# in the text, where the tree has it
+_TIGHTER = re.compile(r"(?:[ \t]|\\\r?\n)*(?:\*\*|[.(\[])")
 _UNSAFE = object()
 
 _lock = threading.RLock()
@@ -219,7 +224,7 @@ def split_source(source: str, name: str | None = None,
         v = float(parts[k])
         before = parts[k - 1]
         sign = False
-        if before.endswith("-"):
+        if before.endswith("-") and not _TIGHTER.match(parts[k + 1]):
             head = before[:-1].rstrip()
             if head and (head[-1] in _UNARY_CHARS or _UNARY_WORD.search(head)):
                 parts[k - 1] = before[:-1]

@@ -50,6 +50,27 @@ def test_literals_become_constants_with_the_same_results(body):
     assert again(3.0) == run(src, 3.0)
 
 
+@pytest.mark.parametrize("first, second", [
+    ("return x + (0.5 ** 2.0)", "return x + (-7.25 ** 2.0)"),     # -(7.25 ** 2.0)
+    ("return 2.0 ** 3.0 ** 2.0 + x", "return 2.0 ** -1.0 ** 2.0 + x"),
+    ("return (3.0 .hex(), x)", "return (-0.0 .hex(), x)"),        # -(0.0 .hex()): TypeError
+    ("return x * (2.5)", "return x * -(2.5)"),
+])
+def test_a_minus_before_what_binds_tighter_is_not_the_literals(first, second):
+    """A source with a minus before a literal that a power or a trailer binds first has
+    another structure than the same text without the minus, seen first."""
+    structure.clear()
+    for body in (first, second):
+        src = f"def f(x):\n    {body}\n"
+        try:
+            expected = run(src, 2.0)
+        except TypeError as e:
+            with pytest.raises(TypeError, match=str(e)):
+                tierjit.compile_source(src)(2.0)
+        else:
+            assert tierjit.compile_source(src)(2.0) == expected
+
+
 def test_ints_are_structure():
     a = tierjit.compile_source("def f(x):\n    return x * 2\n")
     b = tierjit.compile_source("def f(x):\n    return x * 3\n")
