@@ -15,7 +15,9 @@ import inspect
 import itertools
 import linecache
 import textwrap
+import weakref
 from collections.abc import Callable, Mapping
+from types import CodeType
 from typing import Any
 
 _serial = itertools.count()
@@ -33,6 +35,28 @@ def register(source: str, tag: str) -> str:
     filename = f"<tierjit-variant {tag} {digest} {next(_serial)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return filename
+
+
+def forget_with(code: CodeType, filename: str) -> None:
+    """Drop `filename`'s registered source once the last function compiled from `code` (a
+    module's code) is gone, nested ones included (a variant is a closure its template's maker
+    made, and may outlive the maker): a program making structures by the million would
+    otherwise keep every one's source (~1.2 KB each) for good."""
+    inner, todo = [], [code]
+    while todo:
+        for c in todo.pop().co_consts:
+            if type(c) is CodeType:
+                inner.append(c)
+                todo.append(c)
+    left = [len(inner)]
+
+    def gone() -> None:
+        left[0] -= 1
+        if not left[0]:
+            linecache.cache.pop(filename, None)
+
+    for c in inner:
+        weakref.finalize(c, gone)
 
 
 def parse_function(source: str, name: str | None, what: str) -> tuple[list[ast.stmt],
@@ -201,6 +225,7 @@ def build(module: ast.Module, tag: str, namespace: dict[str, Any],
     source = ast.unparse(module) + "\n"
     filename = register(source, tag)
     code = compile(source, filename, "exec")
+    forget_with(code, filename)
     if own_namespace:
         exec(code, namespace)  # noqa: S102 - building run-time functions is the point
         return namespace, source

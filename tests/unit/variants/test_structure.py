@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import gc
+import linecache
 import math
 
 import pytest
@@ -138,6 +140,31 @@ def test_globals_and_imports():
     assert f(2.0) == 6.0
     g = tierjit.compile_source("import math\ndef g(x):\n    return math.floor(x * 2.5)\n")
     assert g(1.0) == math.floor(2.5)
+
+
+def _registered() -> set:
+    return {k for k in linecache.cache if k.startswith("<tierjit-variant")}
+
+
+def test_a_structures_source_goes_with_its_last_function():
+    """Every structure's source stayed in linecache for good (~1.2 KB each), after
+    structure.clear() and its functions dropped; a variant that outlives the table keeps its
+    source, and is still compiled from it when it gets hot."""
+    structure.clear()
+    gc.collect()
+    before = _registered()
+    for k in range(50):
+        tierjit.compile_source(f"def f(x):\n    return x * 1.5 + {k}\n")(1.0)
+    kept = tierjit.compile_source("def f(x):\n    return x * 2.5 + 0.25 * x * x\n")
+    structure.clear()
+    gc.collect()
+    assert len(_registered() - before) == 1         # kept's
+    t = template_of(kept)[0].compile()              # compiled from source after all that
+    assert kept(2.0) == 6.0 and t.tier == "opt"
+    assert "plain CPython" not in t.explain()
+    del kept, t
+    gc.collect()
+    assert _registered() <= before
 
 
 def test_decorated_definitions_are_refused():
