@@ -54,7 +54,10 @@ _UNSAFE = object()
 _lock = threading.RLock()
 _by_text: dict[tuple, Any] = {}         # (namespace key, name, text key) -> Template | _UNSAFE
 _by_tree: dict[tuple, Template] = {}    # (namespace key, name, tree key) -> Template
-_namespaces: dict[int, dict] = {}       # keeps user namespaces alive while keyed by id
+# id of a user namespace -> (it, kept alive while keyed by id; a copy of what it held when its
+# structures were made; their version)
+_namespaces: dict[int, tuple[dict, dict, int]] = {}
+_MISSING = object()
 
 
 def clear() -> None:
@@ -65,11 +68,27 @@ def clear() -> None:
         _namespaces.clear()
 
 
-def _ns_key(globals: dict | None) -> int:
+def _ns_key(globals: dict | None) -> tuple[int, int]:
+    """The namespace part of a structure's key: the dict's identity, and a version that
+    changes when what the dict holds changes. A structure's template copies the dict when it
+    is made, so a source compiled after `env["K"] = 100` must not find a structure made with
+    the old K (it computed with it: 5.5 where exec gives 102.5)."""
     if globals is None:
-        return 0
-    _namespaces[id(globals)] = globals
-    return id(globals)
+        return (0, 0)
+    with _lock:
+        seen = _namespaces.get(id(globals))
+        version = 0
+        if seen is not None:
+            held, version = seen[1], seen[2]
+            try:
+                if len(held) == len(globals) and \
+                        all(held.get(k, _MISSING) is v for k, v in globals.items()):
+                    return (id(globals), version)
+            except RuntimeError:        # another thread changed it meanwhile: changed
+                pass
+            version += 1
+        _namespaces[id(globals)] = (globals, dict(globals), version)
+        return (id(globals), version)
 
 
 # -- the tree key -----------------------------------------------------------------------------

@@ -167,6 +167,23 @@ def test_a_structures_source_goes_with_its_last_function():
     assert _registered() <= before
 
 
+def test_a_globals_dict_changed_since_makes_new_structures():
+    """The template of a structure copies its globals when it is made; a source of that
+    structure compiled with the same dict after a name in it was bound again computed with the
+    copy (5.5 where exec gives 102.5). Functions made before keep their copy."""
+    env = {"K": 3}
+    f = tierjit.compile_source("def f(x):\n    return x * 1.5 + K\n", globals=env)
+    env["K"] = 100
+    g = tierjit.compile_source("def f(x):\n    return x * 2.5 + K\n", globals=env)
+    assert (f(1.0), g(1.0)) == (4.5, 102.5)
+    assert template_of(g)[0] is not template_of(f)[0]
+    h = tierjit.compile_source("def f(x):\n    return x * 0.5 + K\n", globals=env)
+    assert template_of(h)[0] is template_of(g)[0] and h(1.0) == 100.5   # unchanged since
+    env["L"] = 1.0
+    k = tierjit.compile_source("def f(x):\n    return x * 0.5 + K\n", globals=env)
+    assert template_of(k)[0] is not template_of(h)[0] and k(1.0) == 100.5
+
+
 def test_decorated_definitions_are_refused():
     """compile_source dropped the decorators (a wrong value), and accepted a decorator name
     that is not defined, where CPython raises NameError."""
