@@ -31,6 +31,7 @@ import builtins
 import copy
 import re
 import struct
+import textwrap
 import threading
 from typing import Any
 
@@ -237,6 +238,8 @@ def compile_ast(tree: ast.AST, *, name: str | None = None,
 def split_source(source: str, name: str | None = None,
                  globals: dict | None = None) -> tuple[Template, list[float]]:
     """(structure template, float constants in order) of a function's source."""
+    if source[:1] in " \t\n\r":
+        source = textwrap.dedent(source)    # an indented source, as template() takes it
     parts = _FLOAT.split(source)
     consts, moved = [], []
     for k in range(1, len(parts), 2):

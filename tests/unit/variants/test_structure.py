@@ -135,6 +135,13 @@ def test_compile_ast_shares_with_source_and_leaves_the_tree_alone():
     assert template_of(f)[0] is template_of(g)[0]
 
 
+def test_an_indented_source_is_taken_as_template_takes_it():
+    src = "\n    def f(x):\n        return x * 1.5  # indented, as in a docstring\n"
+    assert tierjit.compile_source(src)(2.0) == 3.0
+    assert tierjit.compile_source(src.replace("1.5", "2.5"))(2.0) == 5.0   # the fast path
+    assert tierjit.template(src, ()).bind()(2.0) == 3.0
+
+
 def test_globals_and_imports():
     f = tierjit.compile_source("def f(x):\n    return x * k\n", globals={"k": 3.0})
     assert f(2.0) == 6.0
