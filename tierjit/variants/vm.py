@@ -96,8 +96,14 @@ def run(progs: Programs, X: np.ndarray, reduce: str | None = None, y: np.ndarray
     index it reads (the memory contract in vm_ir.py), and a population made by the
     constructor, or changed in place after it was checked, must not reach it unchecked. The
     check is vectorised and costs a few per cent of an evaluation, so it runs every time
-    rather than being remembered per object (which an in-place change would make stale)."""
+    rather than being remembered per object (which an in-place change would make stale).
+
+    What is checked and run is a private copy of the arrays: the native code runs without the
+    GIL, and another thread of the program changing them between the check and the run (or
+    during it) made it read registers millions of rows out of bounds (SIGSEGV). A copy costs
+    less than a tenth of an evaluation of 200 rows, and nothing at all of the result."""
     import numpy as np
+    progs = progs.copy()
     progs.check()
     dtype = X.dtype.name
     fn, w = native(dtype)

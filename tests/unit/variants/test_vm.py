@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import ctypes
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tierjit.variants import Op, Programs, random_programs, reference, vm, vm_ir
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def same(a, b) -> bool:
@@ -143,3 +150,77 @@ def test_empty_population():
     progs = Programs.from_arrays(np.zeros((0, 4), np.int32), None, [0], n_regs=2)
     assert vm.run(progs, data(10, "float64")).shape == (0, 10)
     assert vm.run(progs, data(10, "float64"), "max").shape == (0,)
+
+
+def run_python(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """Run code in a process of its own: what it tests may crash the interpreter."""
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(code))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_what_was_checked_is_what_runs(tmp_path):
+    """The arrays changed right after the check (as another thread may, while the native
+    code runs without the GIL) do not reach the native code: it read register 2**30 of 4
+    and crashed the process (SIGSEGV)."""
+    done = run_python("""
+        import numpy as np
+        from tierjit.variants import Programs, random_programs, reference, vm
+
+        P = random_programs(300, 10, n_regs=4, seed=3)
+        X = np.linspace(-1.0, 1.0, 50)[:, None]
+        expected = reference.run(P, X)
+        check = Programs.check
+
+        def check_then_change(self):
+            check(self)
+            P.code[:, 2] = 2**30       # the caller's arrays, after whatever was checked
+
+        Programs.check = check_then_change
+        got = vm.run(P, X)
+        print(np.array_equal(got, expected, equal_nan=True))
+    """, tmp_path)
+    assert (done.returncode, done.stdout) == (0, "True\n"), done.stderr[-2000:]
+
+
+def test_a_population_changed_by_another_thread_during_evaluate(tmp_path):
+    """Another thread writing an out-of-range register into the code and the right one back,
+    over and over, while evaluate runs: each evaluation runs the population as it was at
+    one moment, so it raises the check's ValueError or gives the population's results, and
+    never crashes (it did within a second: SIGSEGV)."""
+    done = run_python("""
+        import threading
+        import time
+
+        import numpy as np
+        import tierjit
+        from tierjit.variants import random_programs, reference
+
+        P = random_programs(20000, 20, n_regs=4, seed=0)
+        X = np.linspace(-1.0, 1.0, 2000)
+        expected = reference.run(P, X[:, None], "max")
+        right = P.code[:, 2].copy()
+        stop = threading.Event()
+
+        def mutate():
+            while not stop.is_set():
+                P.code[:, 2] = 3_000_000
+                P.code[:, 2] = right
+
+        m = threading.Thread(target=mutate)
+        m.start()
+        outcomes = set()
+        end = time.monotonic() + 3.0
+        while time.monotonic() < end:
+            try:
+                got = tierjit.evaluate(P, X, reduce="max", threads=2)
+                outcomes.add(np.array_equal(got, expected, equal_nan=True))
+            except ValueError as e:
+                outcomes.add("a = 3000000" in str(e))
+        stop.set()
+        m.join()
+        print(sorted(outcomes))
+    """, tmp_path)
+    assert (done.returncode, done.stdout) == (0, "[True]\n"), done.stderr[-2000:]
