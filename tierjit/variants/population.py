@@ -148,7 +148,7 @@ def lower_groups(pieces: list, n_inputs: int) -> list:
     """Grouped pieces of straight-line templates -> Encoded; the rest unchanged."""
     import numpy as np
 
-    from .straightline import RegisterCode, instantiate
+    from .straightline import RegisterCode, current, instantiate
     out = []
     for piece in pieces:
         if isinstance(piece, Grouped):
@@ -156,7 +156,7 @@ def lower_groups(pieces: list, n_inputs: int) -> list:
             if len(t.inputs) != n_inputs:
                 raise ValueError(f"evaluate: program {piece.positions[0]} ({t.name}) takes "
                                  f"{len(t.inputs)} inputs, but X has {n_inputs} columns")
-            rc = t.register_code()
+            rc = current(t)
             if isinstance(rc, RegisterCode):
                 try:
                     consts = np.asarray(piece.consts)

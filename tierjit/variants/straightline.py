@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,7 @@ class RegisterCode:
     output: int
     n_inputs: int
     n_regs: int
+    free: tuple = ()          # (name, value) of each free name whose value is in the code
 
 
 class _NotStraight(Exception):
@@ -63,6 +65,7 @@ class _Lowering:
         self.params = {p: k for k, p in enumerate(t.params)}
         self.locals = set(_assigned(t.fdef)) - set(t.inputs)
         self.known: dict[str, Any] = {}     # names holding a literal part's value (`literal`)
+        self.free: dict[str, Any] = {}      # free names read from the namespace, and values
 
     def fail(self, node: ast.AST, what: str) -> None:
         raise _NotStraight(f"line {getattr(node, 'lineno', '?')}: {what}")
@@ -119,7 +122,8 @@ class _Lowering:
         rows = np.asarray(self.rows, np.int32).reshape(-1, 4)
         slots = np.asarray(self.slots, np.int64).reshape(-1, 2)
         return RegisterCode(rows, np.asarray(self.values, np.float64), slots[:, 0].copy(),
-                            slots[:, 1].copy(), out, len(self.t.inputs), max(self.n, 1))
+                            slots[:, 1].copy(), out, len(self.t.inputs), max(self.n, 1),
+                            tuple(self.free.items()))
 
     def target(self, t: ast.expr) -> str:
         if not isinstance(t, ast.Name):
@@ -196,7 +200,7 @@ class _Lowering:
                 self.slots.append((len(self.rows), self.params[e.id]))
                 self.emit(Op.CONST, r)
             else:
-                v = self.t.namespace.get(e.id, _MISSING)
+                v = self.global_value(e.id)
                 if type(v) not in (int, float):
                     self.fail(e, f"free name {e.id!r} that is not a numeric constant")
                 r = self.emit(Op.CONST, self.new_reg(), value=float(v))
@@ -205,6 +209,10 @@ class _Lowering:
             return r
         self.fail(e, f"expression {type(e).__name__}")
         raise AssertionError  # pragma: no cover
+
+    def global_value(self, name: str) -> Any:
+        self.free[name] = v = self.t.namespace.get(name, _MISSING)
+        return v
 
     def literal(self, e: ast.expr) -> Any:
         """The value of e as one constant when it is made of literals (and free names bound
@@ -219,7 +227,7 @@ class _Lowering:
                 return self.known[e.id]
             if e.id in self.regs or e.id in self.locals or e.id in self.params:
                 return _MISSING
-            v = self.t.namespace.get(e.id, _MISSING)
+            v = self.global_value(e.id)
             return v if type(v) in (int, float) else _MISSING
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
             a = self.literal(e.operand)
@@ -258,6 +266,29 @@ def lower(t: Template) -> RegisterCode | str:
         return _Lowering(t).run()
     except _NotStraight as e:
         return str(e)
+
+
+_current: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Template -> latest lowering
+
+
+def current(t: Template) -> RegisterCode | str:
+    """`t.register_code()`, lowered again when a free name it read has been rebound since.
+    The lowering writes the values of free names into the code, and a program called reads
+    them at each call: a module global rebound after the first evaluate was ignored by every
+    later one. Checking costs a lookup per free name; lowering again happens once per
+    rebinding."""
+    rc = _current.get(t) or t.register_code()
+    ns = t.namespace
+    if isinstance(rc, RegisterCode) and not all(
+            _same(ns.get(name, _MISSING), v) for name, v in rc.free):
+        rc = _current[t] = lower(t)
+    return rc
+
+
+def _same(a: Any, b: Any) -> bool:
+    """a and b give the same code: the same object, or numbers of one type and the same
+    value, sign of zero included (repr tells -0.0 from 0.0 and matches nan to itself)."""
+    return a is b or (type(a) is type(b) and type(a) in (int, float) and repr(a) == repr(b))
 
 
 def instantiate(rc: RegisterCode, consts: Any) -> Programs:

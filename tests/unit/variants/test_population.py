@@ -209,3 +209,29 @@ def test_programs_changed_in_place_are_checked_again():
     p.code[40, 2] = -3
     with pytest.raises(ValueError, match=r"instruction 40 \(program 6\) has a = -3"):
         tierjit.evaluate(p, X)
+
+
+SHIFT = 1.0      # module globals read by the programs of the test below
+SCALE = 0.0
+
+
+def shifted(x):
+    return x + SHIFT * 2
+
+
+def scaled(x):
+    return (x + a) * SCALE          # a: a param
+
+
+def test_module_globals_are_read_at_each_evaluate(monkeypatch):
+    """Straight-line programs are lowered once, with the values of the globals they read
+    written into the code: evaluate kept the value of the first evaluate, while a call of
+    the program (and evaluate on an executor) used the global's value of the moment."""
+    X = np.array([1.0, -2.0])
+    v = tierjit.template(scaled, params=("a",)).bind(a=1.0)
+    assert tierjit.evaluate([shifted, v], X).tolist() == [[3.0, 0.0], [0.0, -0.0]]
+    monkeypatch.setitem(globals(), "SHIFT", 100.0)
+    monkeypatch.setitem(globals(), "SCALE", -0.0)      # equal to 0.0, but not the same code
+    got = tierjit.evaluate([shifted, v], X)
+    want = np.array([[shifted(1.0), shifted(-2.0)], [v(1.0), v(-2.0)]])
+    assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))
