@@ -10,8 +10,8 @@ Analogue: a query planner. Programs arrive in any of four forms and are planned 
                                                 group stays a Called piece
 
 All Encoded pieces run as one population through the native evaluator (vm.py); Called pieces
-are called on whole columns at once — NumPy op at a time — or, when the program cannot take
-arrays (it branches on values, calls `math`), row by row on NumPy scalars of X's dtype.
+are called row by row on NumPy scalars of X's dtype, so a row's result depends on that row
+alone.
 
 Semantics (the same for every path): every variable, input and constant is a value of X's
 dtype; arithmetic is NumPy's for that dtype, so division by zero, overflow and invalid
@@ -207,10 +207,12 @@ def call_group(g: Grouped, X: np.ndarray, reduce: str | None,
 
     from .reference import reduce_rows
     t = g.template
-    py = t.column_function()
     rows = np.empty((len(g.consts), X.shape[0]), X.dtype)
     scalar = X.dtype.type
-    cols = [X[:, j] for j in range(X.shape[1])]
+    # never on whole columns, even for a program that takes arrays: NumPy's array loops are
+    # not its scalar ones (`x ** 3` differed in the last bit, `x ** 0.5` of -inf was nan, not
+    # inf), and a reduction (`x - np.mean(x)`) mixed in the other rows
+    points = list(zip(*(list(X[:, j]) for j in range(X.shape[1])))) or [()] * len(X)
     # NumPy's error state, not the warnings filters: those are the process's, not this
     # thread's (another thread of the program may be warning meanwhile)
     with np.errstate(all="ignore"):
@@ -220,30 +222,15 @@ def call_group(g: Grouped, X: np.ndarray, reduce: str | None,
             except OverflowError:   # an int beyond X's dtype (10**400): called, the program
                 rows[k] = np.nan    # raises on every row, so every row is nan (not an error
                 continue            # for the whole population)
-            if not _call_columns(py, cs, cols, rows[k]):
-                _call_rows(t.target, cs, X, rows[k])
+            _call_rows(t.target, cs, points, rows[k])
     return reduce_rows(rows, reduce, y)
 
 
-def _call_columns(fn: Any, consts: list, cols: list, out: np.ndarray) -> bool:
-    import numpy as np
-    try:
-        # each call gets columns of its own: `x -= c` updates an array in place, and on views
-        # of X it changed the caller's X and what every later program read
-        r = np.asarray(fn(*consts, *[c.copy() for c in cols]))
-    except Exception:  # noqa: BLE001 - the program cannot take arrays
-        return False
-    if r.dtype.kind not in "biuf" or r.shape not in ((), out.shape):
-        return False
-    out[:] = r
-    return True
-
-
-def _call_rows(fn: Any, consts: list, X: np.ndarray, out: np.ndarray) -> None:
+def _call_rows(fn: Any, consts: list, points: list, out: np.ndarray) -> None:
     import numpy as np
     nan = float("nan")
     complex_types = (complex, np.complexfloating)
-    for i, row in enumerate(X):
+    for i, row in enumerate(points):
         try:
             r = fn(*consts, *row)
             # a complex result has no value in X's dtype: a Python complex raised here (nan),

@@ -58,7 +58,7 @@ def test_complex_results_give_nan_rows_and_no_warning():
 
 
 def test_programs_updating_their_inputs_in_place_change_nothing_outside():
-    """A called program gets whole columns as arrays, where `x -= 1.5` updates in place: it
+    """A called program got whole columns as arrays, where `x -= 1.5` updates in place: it
     changed the caller's X, and so every later program's input and every later call's."""
     shift = "import math\ndef g(x, y):\n    x -= 1.5\n    return min(x, 7.0) ** 2\n"
     progs = [shift, "def f(x, y):\n    return x\n", "def h(x, y):\n    return y\n"]
@@ -69,7 +69,7 @@ def test_programs_updating_their_inputs_in_place_change_nothing_outside():
     assert X.tolist() == [[2.5, 0.25], [4.0, -1.0]]
 
 
-def test_called_programs_on_columns_rebind_on_augmented_assignment():
+def test_called_programs_rebind_on_augmented_assignment():
     """On numbers `t = x; x *= 2.0` leaves t alone; on whole columns `x *= 2.0` updated the
     array t is bound to as well (the result was (2x)**2 instead of x**2)."""
     src = "def p(x, y):\n    t = x\n    x *= 2.0\n    t /= y\n    return t ** 2 + x\n"
@@ -77,6 +77,25 @@ def test_called_programs_on_columns_rebind_on_augmented_assignment():
     with np.errstate(all="ignore"):
         want = [(r[0] / r[1]) ** 2 + 2.0 * r[0] for r in X]
     assert tierjit.evaluate([src], X)[0].tolist() == want
+
+
+@pytest.mark.parametrize("source, X", [
+    ("def p(x):\n    return x ** 0.5 if x == x else x\n", [-np.inf]),
+    ("def p(x):\n    return x ** 0.5 if x == x else x\n", [-np.inf, 4.0]),
+    ("def p(x):\n    return x ** 3\n", [1.1520125639065677]),
+    ("import numpy as np\ndef p(x):\n    return x - np.mean(x)\n", [1.0, 2.0, 3.0, 10.0]),
+])
+def test_a_called_program_gives_each_row_what_a_call_on_that_row_gives(source, X):
+    """A program that took arrays was called on whole columns: NumPy's array loops gave
+    `-inf ** 0.5` as nan (inf called on the row), `x ** 3` another last bit, and
+    `x - np.mean(x)` used the mean of all rows; a branchy one took arrays only when X had
+    one row, so a row's result depended on how many rows there were."""
+    ns: dict = {}
+    exec(source, ns)
+    X = np.array(X)
+    with np.errstate(all="ignore"):
+        want = [float(ns["p"](x)) for x in X]
+    assert np.array_equal(tierjit.evaluate([source], X)[0], want)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
