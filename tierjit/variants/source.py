@@ -197,6 +197,19 @@ def read_names(fdef: ast.FunctionDef) -> set[str]:
             and isinstance(n.ctx, ast.Load)}
 
 
+def is_generator(fdef: ast.FunctionDef) -> bool:
+    """Whether fdef's own body yields (not a nested function's or lambda's)."""
+    todo = list(fdef.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def arg_names(fdef: ast.FunctionDef) -> list[str]:
     a = fdef.args
     return [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs] + \

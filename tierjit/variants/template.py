@@ -241,7 +241,11 @@ class Template:
         slot = ast.Subscript(ast.Name(state, ast.Load()), ast.Constant(1), ast.Load())
         forward = ast.Return(ast.Call(slot, call_args, []))
         count = _src.parse(f"{state}[0] += 1\nif {state}[0] > {PROMOTE_AFTER}: pass").body
-        count[1].body = [forward]
+        # the counted function of a generator function is a generator itself: `return g()`
+        # there would end it (the call that promotes the template yielded nothing)
+        delegate = ast.Return(ast.YieldFrom(forward.value)) if _src.is_generator(self.fdef) \
+            else forward
+        count[1].body = [delegate]
         counted = _src.with_leading_args(self.fdef, self.params, name="_tj_counted",
                                          body=count + list(self.fdef.body))
         hot = _src.with_leading_args(self.fdef, self.params, name="_tj_hot", body=[forward])

@@ -190,3 +190,25 @@ def test_compile_makes_native_variants():
     v = t.bind(myplus=1.0, mymul=2.5)
     assert v(-10.0) == -22.5
     assert t.tier == "opt" and "calc(float, float, float): opt" in t.explain()
+
+
+def _drain(gen):
+    """(values yielded, value returned) of a generator."""
+    out = []
+    while True:
+        try:
+            out.append(next(gen))
+        except StopIteration as stop:
+            return out, stop.value
+
+
+def test_generator_template_yields_on_the_promoting_call(monkeypatch):
+    # the counted function of a generator is a generator: its forward to the promoted
+    # function returned that function's generator as its StopIteration value, so the call
+    # that promoted the template yielded nothing
+    monkeypatch.setattr(template_mod, "PROMOTE_AFTER", 3)
+    t = tierjit.template("def g(x):\n    yield x + a\n    return x * a\n", params=("a",))
+    v = t.bind(a=2.0)
+    assert [_drain(v(float(i))) for i in range(6)] == [([i + 2.0], i * 2.0) for i in range(6)]
+    assert t.tier == "jit"
+    assert _drain(t.bind(a=3.0)(1.0)) == ([4.0], 3.0)
