@@ -219,11 +219,17 @@ def arg_names(fdef: ast.FunctionDef) -> list[str]:
 def with_leading_args(fdef: ast.FunctionDef, params: tuple[str, ...], name: str | None = None,
                       body: list[ast.stmt] | None = None) -> ast.FunctionDef:
     """A copy of fdef (shallow: the body is shared) taking `params` before its own arguments,
-    without decorators."""
+    without decorators. Positional-only parameters stay so (params before them become
+    positional-only too): made ordinary, they could be passed by keyword."""
     a = fdef.args
-    args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params] + a.posonlyargs +
-                         a.args, vararg=a.vararg, kwonlyargs=a.kwonlyargs,
-                         kw_defaults=a.kw_defaults, kwarg=a.kwarg, defaults=a.defaults)
+    lead = [ast.arg(p) for p in params]
+    if a.posonlyargs:
+        posonly, plain = lead + a.posonlyargs, a.args
+    else:
+        posonly, plain = [], lead + a.args
+    args = ast.arguments(posonlyargs=posonly, args=plain, vararg=a.vararg,
+                         kwonlyargs=a.kwonlyargs, kw_defaults=a.kw_defaults, kwarg=a.kwarg,
+                         defaults=a.defaults)
     new = ast.FunctionDef(name=name or fdef.name, args=args,
                           body=fdef.body if body is None else body, decorator_list=[],
                           returns=None, type_comment=None, lineno=1, col_offset=0)

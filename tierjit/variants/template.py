@@ -204,15 +204,16 @@ class Template:
         import tierjit
         return tierjit.explain(self._target)
 
-    def _promote(self, *args: Any) -> Any:
-        """Called by the counted function when the template is hot."""
+    def _promote(self, /, *args: Any, **kwargs: Any) -> Any:
+        """Called by the counted function when the template is hot (with the keyword
+        arguments of keyword-only parameters and **kwargs, which may be named `self`)."""
         with self._lock:
             if self._jitted is None and not self._compiled:
                 import tierjit
                 jitted = tierjit.jit(self.py_function())
                 _register(jitted, self)
                 self._promote_to(jitted)
-        return self._state[1](*args)
+        return self._state[1](*args, **kwargs)
 
     def _promote_to(self, target: Any) -> None:
         self._jitted = target
@@ -237,9 +238,8 @@ class Template:
         taken = _src.read_names(self.fdef) | set(_src.assigned_names(self.fdef))
         while state in taken:
             state += "_"
-        call_args = [ast.Name(a, ast.Load()) for a in (*self.params, *self.inputs)]
         slot = ast.Subscript(ast.Name(state, ast.Load()), ast.Constant(1), ast.Load())
-        forward = ast.Return(ast.Call(slot, call_args, []))
+        forward = ast.Return(ast.Call(slot, *_forwarded(self.fdef, self.params)))
         count = _src.parse(f"{state}[0] += 1\nif {state}[0] > {PROMOTE_AFTER}: pass").body
         # the counted function of a generator function is a generator itself: `return g()`
         # there would end it (the call that promotes the template yielded nothing)
@@ -286,6 +286,21 @@ def template_of(variant: Any) -> tuple[Template, tuple] | None:
         if t is not None:
             return t, variant.args
     return None
+
+
+def _forwarded(fdef: ast.FunctionDef, params: tuple[str, ...]) -> tuple[list, list]:
+    """(args, keywords) of a call passing on every argument of fdef with params first, as it
+    was received: compile_source's templates may take *args, keyword-only parameters and
+    **kwargs (passed positionally, they went into the wrong parameters after promotion)."""
+    a = fdef.args
+    args: list[ast.expr] = [ast.Name(n, ast.Load()) for n in
+                            (*params, *[x.arg for x in a.posonlyargs + a.args])]
+    if a.vararg:
+        args.append(ast.Starred(ast.Name(a.vararg.arg, ast.Load()), ast.Load()))
+    keywords = [ast.keyword(x.arg, ast.Name(x.arg, ast.Load())) for x in a.kwonlyargs]
+    if a.kwarg:
+        keywords.append(ast.keyword(None, ast.Name(a.kwarg.arg, ast.Load())))
+    return args, keywords
 
 
 def _check_params(fdef: ast.FunctionDef, params: tuple[str, ...], what: str) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 import tierjit
 from tierjit.variants import structure
+from tierjit.variants import template as template_mod
 from tierjit.variants.template import template_of
 
 
@@ -19,10 +20,10 @@ def forum(plus: float, mul: float, op: str = "+") -> str:
             f"    v5 = v4 * v3\n    return v5\n")
 
 
-def run(src: str, *args):
+def run(src: str, *args, **kwargs):
     ns: dict = {}
     exec(src, ns)  # noqa: S102
-    return [f for f in ns.values() if callable(f)][-1](*args)
+    return [f for f in ns.values() if callable(f)][-1](*args, **kwargs)
 
 
 def test_same_structure_shares_one_template():
@@ -189,6 +190,30 @@ def test_a_globals_dict_changed_since_makes_new_structures():
     env["L"] = 1.0
     k = tierjit.compile_source("def f(x):\n    return x * 0.5 + K\n", globals=env)
     assert template_of(k)[0] is not template_of(h)[0] and k(1.0) == 100.5
+
+
+@pytest.mark.parametrize("source, calls", [
+    ("def f(x, *, k=2.5):\n    return x * k * 1.5\n", [((2.0,), {}), ((2.0,), {"k": 2.0})]),
+    ("def f(*xs):\n    return xs[-1] * 1.5\n", [((2.0,), {}), ((1.0, 3.0), {})]),
+    ("def f(x, **kw):\n    return x * kw.get('self', 1.0) * 1.5\n",
+     [((2.0,), {}), ((2.0,), {"self": 2.0})]),
+    ("def f(x, /, y=0.5):\n    return x * y\n", [((2.0,), {}), ((2.0, 3.0), {})]),
+])
+def test_non_plain_parameters_keep_working_after_promotion(monkeypatch, source, calls):
+    # the promotion forwarder passed every parameter positionally: from the promoting call
+    # on, keyword-only and **kwargs arguments raised TypeError and *args were mixed up
+    monkeypatch.setattr(template_mod, "PROMOTE_AFTER", 3)
+    f = tierjit.compile_source(source)
+    expected = [run(source, *a, **k) for a, k in calls]
+    assert [[f(*a, **k) for a, k in calls] for _ in range(4)] == [expected] * 4
+    assert template_of(f)[0].tier == "jit"
+    assert [f(*a, **k) for a, k in calls] == expected
+
+
+def test_positional_only_parameters_stay_positional_only():
+    f = tierjit.compile_source("def f(x, /):\n    return x * 1.5\n")
+    with pytest.raises(TypeError, match="positional-only"):
+        f(x=2.0)
 
 
 def test_decorated_definitions_are_refused():
