@@ -197,6 +197,16 @@ def read_names(fdef: ast.FunctionDef) -> set[str]:
             and isinstance(n.ctx, ast.Load)}
 
 
+def unused_name(base: str, trees: list[ast.AST]) -> str:
+    """base, with "_"s appended until it is no identifier (nor string) in the trees: a name
+    for generated code that cannot capture or shadow one the user's code reads."""
+    taken = {v for tree in trees for node in ast.walk(tree)
+             for _, v in ast.iter_fields(node) if isinstance(v, str)}
+    while base in taken:
+        base += "_"
+    return base
+
+
 def is_generator(fdef: ast.FunctionDef) -> bool:
     """Whether fdef's own body yields (not a nested function's or lambda's)."""
     todo = list(fdef.body)

@@ -178,11 +178,12 @@ class Template:
         if self._columns is None:
             with self._lock:
                 if self._columns is None:
-                    fdef = _src.with_leading_args(self.fdef, self.params, name="_tj_columns",
+                    name = self._unused("_tj_columns")
+                    fdef = _src.with_leading_args(self.fdef, self.params, name=name,
                                                   body=_src.rebinding(self.fdef.body))
                     module = ast.Module(body=[*self._prelude, fdef], type_ignores=[])
                     defs, _ = _src.build(module, self.name, self.namespace, self._own)
-                    self._columns = defs["_tj_columns"]
+                    self._columns = defs[name]
         return self._columns
 
     def compile(self) -> Template:
@@ -234,10 +235,11 @@ class Template:
     def _make_counted(self) -> Callable:
         """The template behind a call counter, and (kept aside) the trampoline code that
         replaces it on promotion. Both close over one cell: [count, promote-or-target]."""
-        state = "_tj_state"
-        taken = _src.read_names(self.fdef) | set(_src.assigned_names(self.fdef))
-        while state in taken:
-            state += "_"
+        # names of the generated code that no user code reads: nested in the maker, the
+        # counted function saw the maker's locals in place of globals of the same names, and
+        # in a namespace of our own the maker replaced a global the source reads
+        state, counted_name, hot_name, maker_name = (
+            self._unused(n) for n in ("_tj_state", "_tj_counted", "_tj_hot", "_tj_make"))
         slot = ast.Subscript(ast.Name(state, ast.Load()), ast.Constant(1), ast.Load())
         forward = ast.Return(ast.Call(slot, *_forwarded(self.fdef, self.params)))
         count = _src.parse(f"{state}[0] += 1\nif {state}[0] > {PROMOTE_AFTER}: pass").body
@@ -246,24 +248,28 @@ class Template:
         delegate = ast.Return(ast.YieldFrom(forward.value)) if _src.is_generator(self.fdef) \
             else forward
         count[1].body = [delegate]
-        counted = _src.with_leading_args(self.fdef, self.params, name="_tj_counted",
+        counted = _src.with_leading_args(self.fdef, self.params, name=counted_name,
                                          body=count + list(self.fdef.body))
-        hot = _src.with_leading_args(self.fdef, self.params, name="_tj_hot", body=[forward])
+        hot = _src.with_leading_args(self.fdef, self.params, name=hot_name, body=[forward])
         maker = ast.FunctionDef(
-            name="_tj_make", args=ast.arguments(posonlyargs=[], args=[ast.arg(state)],
+            name=maker_name, args=ast.arguments(posonlyargs=[], args=[ast.arg(state)],
                                                 kwonlyargs=[], kw_defaults=[], defaults=[]),
-            body=[counted, hot, ast.Return(ast.Tuple([ast.Name("_tj_counted", ast.Load()),
-                                                      ast.Name("_tj_hot", ast.Load())],
+            body=[counted, hot, ast.Return(ast.Tuple([ast.Name(counted_name, ast.Load()),
+                                                      ast.Name(hot_name, ast.Load())],
                                                      ast.Load()))],
             decorator_list=[], returns=None, type_comment=None)
         module = ast.Module(body=[*self._prelude, maker], type_ignores=[])
         defs, _ = _src.build(module, self.name, self.namespace, self._own)
-        counted_fn, hot_fn = defs["_tj_make"](self._state)
+        counted_fn, hot_fn = defs[maker_name](self._state)
         rename = {"co_name": self.name, "co_qualname": self.name}
         counted_fn.__code__ = counted_fn.__code__.replace(**rename)
         counted_fn.__name__ = counted_fn.__qualname__ = self.name
         self._trampoline = hot_fn.__code__.replace(**rename)
         return counted_fn
+
+    def _unused(self, base: str) -> str:
+        """A name for generated code that the source (function and prelude) never uses."""
+        return _src.unused_name(base, [*self._prelude, self.fdef])
 
     # -- register machine -------------------------------------------------------------------
     def register_code(self) -> Any:

@@ -212,3 +212,18 @@ def test_generator_template_yields_on_the_promoting_call(monkeypatch):
     assert [_drain(v(float(i))) for i in range(6)] == [([i + 2.0], i * 2.0) for i in range(6)]
     assert t.tier == "jit"
     assert _drain(t.bind(a=3.0)(1.0)) == ([4.0], 3.0)
+
+
+@pytest.mark.parametrize("name", ["_tj_hot", "_tj_make", "_tj_counted", "_tj_columns",
+                                  "_tj_state"])
+def test_names_of_generated_code_do_not_hide_the_users(name):
+    # the counted function was nested in a maker whose locals _tj_counted and _tj_hot hid
+    # globals of those names, and _tj_make and _tj_columns replaced the user's globals
+    env = {name: 5.0}
+    t = tierjit.template(f"def f(x):\n    return x + {name} * a\n", params=("a",),
+                         globals=env)
+    assert t.bind(a=2.0)(1.0) == 11.0
+    import numpy as np
+    branchy = f"def f(x):\n    if x > 0:\n        x = x * 2.5\n    return x + {name}\n"
+    got = tierjit.evaluate([tierjit.compile_source(branchy, globals=env)], np.array([1.0, 2.0]))
+    assert got.tolist() == [[7.5, 10.0]]
