@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import functools
 import keyword
 import threading
@@ -63,6 +64,7 @@ class Template:
         self.namespace = namespace
         self._own = own_namespace
         self._prelude = list(prelude or ())
+        self._self_body: list[ast.stmt] | None = None   # _body(), made once
         self._regcode: Any = None             # straightline.RegisterCode | reason, lazily
         self._py: Callable | None = None      # built on first use: evaluate() of
         self._columns: Callable | None = None  # straight-line code never needs them
@@ -165,7 +167,7 @@ class Template:
         if self._py is None:
             with self._lock:
                 if self._py is None:
-                    fdef = _src.with_leading_args(self.fdef, self.params)
+                    fdef = _src.with_leading_args(self.fdef, self.params, body=self._body())
                     module = ast.Module(body=[*self._prelude, fdef], type_ignores=[])
                     defs, self._source = _src.build(module, self.name, self.namespace,
                                                     self._own)
@@ -180,7 +182,7 @@ class Template:
                 if self._columns is None:
                     name = self._unused("_tj_columns")
                     fdef = _src.with_leading_args(self.fdef, self.params, name=name,
-                                                  body=_src.rebinding(self.fdef.body))
+                                                  body=_src.rebinding(self._body()))
                     module = ast.Module(body=[*self._prelude, fdef], type_ignores=[])
                     defs, _ = _src.build(module, self.name, self.namespace, self._own)
                     self._columns = defs[name]
@@ -249,7 +251,7 @@ class Template:
             else forward
         count[1].body = [delegate]
         counted = _src.with_leading_args(self.fdef, self.params, name=counted_name,
-                                         body=count + list(self.fdef.body))
+                                         body=count + self._body())
         hot = _src.with_leading_args(self.fdef, self.params, name=hot_name, body=[forward])
         maker = ast.FunctionDef(
             name=maker_name, args=ast.arguments(posonlyargs=[], args=[ast.arg(state)],
@@ -266,6 +268,35 @@ class Template:
         counted_fn.__name__ = counted_fn.__qualname__ = self.name
         self._trampoline = hot_fn.__code__.replace(**rename)
         return counted_fn
+
+    def _body(self) -> list[ast.stmt]:
+        """The body as compiled. In source text the function's name, read in its body, is the
+        function itself (exec binds it in the namespace): recursion. But the functions built
+        here take the params first, and none of them is bound to that name, so each read of
+        it becomes the template's current target with this call's params bound."""
+        if self._self_body is None:
+            name, fdef = self.name, self.fdef
+            recursive = (self._own and name in _src.read_names(fdef) and name not in self.params
+                         and name not in _src.arg_names(fdef)
+                         and name not in _src.assigned_names(fdef))
+            if not recursive:
+                self._self_body = list(fdef.body)
+            else:
+                me, partial = self._unused("_tj_self"), self._unused("_tj_partial")
+                self.namespace[me] = self._call_target
+                self.namespace[partial] = functools.partial
+                if self.params:
+                    itself: ast.expr = ast.Call(ast.Name(partial, ast.Load()), [
+                        ast.Name(me, ast.Load()),
+                        *[ast.Name(p, ast.Load()) for p in self.params]], [])
+                else:
+                    itself = ast.Name(me, ast.Load())
+                self._self_body = [_Renamed(name, itself).visit(copy.deepcopy(s))
+                                   for s in fdef.body]
+        return self._self_body
+
+    def _call_target(self, /, *args: Any, **kwargs: Any) -> Any:
+        return self.target(*args, **kwargs)
 
     def _unused(self, base: str) -> str:
         """A name for generated code that the source (function and prelude) never uses."""
@@ -292,6 +323,18 @@ def template_of(variant: Any) -> tuple[Template, tuple] | None:
         if t is not None:
             return t, variant.args
     return None
+
+
+class _Renamed(ast.NodeTransformer):
+    """Replaces each read of one name by an expression."""
+
+    def __init__(self, name: str, expr: ast.expr):
+        self.name, self.expr = name, expr
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(copy.deepcopy(self.expr), node)
+        return node
 
 
 def _forwarded(fdef: ast.FunctionDef, params: tuple[str, ...]) -> tuple[list, list]:

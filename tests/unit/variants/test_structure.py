@@ -7,6 +7,7 @@ import gc
 import linecache
 import math
 
+import numpy as np
 import pytest
 
 import tierjit
@@ -261,3 +262,16 @@ def test_variant_called_once_costs_less_than_exec():
     assert min(timeit.repeat(ours, number=1, repeat=5)) < \
         min(timeit.repeat(cpython, number=1, repeat=5))
     structure.clear()
+
+
+def test_recursive_source_calls_itself_with_its_own_constants(monkeypatch):
+    # the function's name is not bound in the namespace of the template's functions, which
+    # take the constants first: a recursive source raised NameError
+    monkeypatch.setattr(template_mod, "PROMOTE_AFTER", 3)
+    fact = "def fact(n):\n    if n <= 1:\n        return 1.5\n    return n * fact(n - 1)\n"
+    f, g = tierjit.compile_source(fact), tierjit.compile_source(fact.replace("1.5", "2.5"))
+    assert [(f(5), g(5)) for _ in range(4)] == [(180.0, 300.0)] * 4
+    assert template_of(f)[0].tier == "jit"
+    assert tierjit.evaluate([fact], np.array([5.0, 1.0])).tolist() == [[180.0, 1.5]]
+    t = tierjit.template("def s(n):\n    return a if n <= 0 else a + s(n - 1)\n", params=("a",))
+    assert t.bind(a=2.0)(3) == 8.0 and t.compile().bind(a=1.0)(3) == 4.0
