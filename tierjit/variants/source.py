@@ -9,7 +9,6 @@ generated, so debuggers, tracebacks and the compiler can read it back.
 from __future__ import annotations
 
 import ast
-import copy
 import hashlib
 import inspect
 import itertools
@@ -176,20 +175,6 @@ def assigned_names(fdef: ast.FunctionDef) -> dict[str, int]:
             for n in node.names:
                 bind(n, node.lineno)
     return out
-
-
-class _Rebinding(ast.NodeTransformer):
-    def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
-        if not isinstance(node.target, ast.Name):
-            return node
-        value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
-        return ast.copy_location(ast.Assign([node.target], ast.copy_location(value, node)), node)
-
-
-def rebinding(body: list[ast.stmt]) -> list[ast.stmt]:
-    """A copy of body in which `x op= e` is `x = x op e`: the same for numbers, but on
-    an array the augmented form updates it in place, for every name bound to it."""
-    return [_Rebinding().visit(copy.deepcopy(s)) for s in body]
 
 
 def read_names(fdef: ast.FunctionDef) -> set[str]:

@@ -67,7 +67,7 @@ class Template:
         self._self_body: list[ast.stmt] | None = None   # _body(), made once
         self._regcode: Any = None             # straightline.RegisterCode | reason, lazily
         self._py: Callable | None = None      # built on first use: evaluate() of
-        self._columns: Callable | None = None  # straight-line code never needs them
+                                              # straight-line code never needs it
         self._target: Any = None
         self._counted: Callable | None = None
         self._jitted: Any = None
@@ -173,20 +173,6 @@ class Template:
                                                     self._own)
                     self._py = defs[self.name]
         return self._py
-
-    def column_function(self) -> Callable:
-        """The template as a plain function (params first) for evaluate() to call on whole
-        columns of X: `x op= e` rebinds x, as it does on numbers (source.rebinding)."""
-        if self._columns is None:
-            with self._lock:
-                if self._columns is None:
-                    name = self._unused("_tj_columns")
-                    fdef = _src.with_leading_args(self.fdef, self.params, name=name,
-                                                  body=_src.rebinding(self._body()))
-                    module = ast.Module(body=[*self._prelude, fdef], type_ignores=[])
-                    defs, _ = _src.build(module, self.name, self.namespace, self._own)
-                    self._columns = defs[name]
-        return self._columns
 
     def compile(self) -> Template:
         """Compile now: binds from here on call a tier="opt" function (native from its first
