@@ -97,6 +97,18 @@ def _function_template(fn: Any, i: int) -> Template:
     return t
 
 
+def _structure_of(p: Any, i: int, split_source: Any, from_tree: Any) -> tuple:
+    """(template, constants) of program i, source text or a tree; its errors name it."""
+    from .source import too_deep
+    try:
+        return split_source(p) if isinstance(p, str) else \
+            from_tree(p, None, None, False, "evaluate")
+    except RecursionError:
+        raise too_deep(f"evaluate: program {i}") from None
+    except (SyntaxError, ValueError, TypeError) as e:
+        raise type(e)(f"evaluate: program {i}: {e}") from None
+
+
 def plan(programs: Any) -> Plan:
     """Sort programs into pieces (see the module docstring)."""
     if isinstance(programs, Programs):
@@ -121,10 +133,8 @@ def plan(programs: Any) -> Plan:
         tc = template_of(p)
         last_func = p.func if tc is not None else None
         if tc is None:
-            if isinstance(p, str):
-                tc = split_source(p)
-            elif isinstance(p, ast.AST):
-                tc = _from_tree(p, None, None, False, "evaluate")
+            if isinstance(p, (str, ast.AST)):
+                tc = _structure_of(p, i, split_source, _from_tree)
             elif isinstance(p, Template):
                 if p.params:
                     raise TypeError(f"evaluate: program {i} is a Template with params "

@@ -13,6 +13,7 @@ import hashlib
 import inspect
 import itertools
 import linecache
+import sys
 import textwrap
 import weakref
 from collections.abc import Callable, Mapping
@@ -231,12 +232,25 @@ def with_leading_args(fdef: ast.FunctionDef, params: tuple[str, ...], name: str 
     return ast.copy_location(new, fdef)
 
 
+def too_deep(what: str) -> RecursionError:
+    """The error for a function nested too deeply for the tree walks here (ast.unparse and
+    copy.deepcopy among them), which take a few Python frames per level of nesting: a sum of
+    ~300 terms at CPython's default recursion limit, where CPython itself compiles the text."""
+    return RecursionError(
+        f"{what}: the function is nested too deeply for tierjit's variants, which take its "
+        f"tree apart recursively (a few frames per level, within the recursion limit of "
+        f"{sys.getrecursionlimit()}); split the expression, or raise the limit")
+
+
 def build(module: ast.Module, tag: str, namespace: dict[str, Any],
           own_namespace: bool) -> tuple[dict[str, Any], str]:
     """Unparse, register and execute `module`. When the namespace is not ours (a user
     module's globals) the definitions land in a separate dict, which is returned."""
-    ast.fix_missing_locations(module)
-    source = ast.unparse(module) + "\n"
+    try:
+        ast.fix_missing_locations(module)
+        source = ast.unparse(module) + "\n"
+    except RecursionError:
+        raise too_deep(tag) from None
     filename = register(source, tag)
     code = compile(source, filename, "exec")
     forget_with(code, filename)

@@ -222,7 +222,10 @@ def compile_source(source: str, *, name: str | None = None,
     if not isinstance(source, str):
         raise TypeError(f"compile_source: expected source text, got {type(source).__name__}")
     _src.check_globals(globals, "compile_source")
-    t, consts = split_source(source, name, globals)
+    try:
+        t, consts = split_source(source, name, globals)
+    except RecursionError:
+        raise _src.too_deep("compile_source") from None
     return t.bind(*consts)
 
 
@@ -231,7 +234,10 @@ def compile_ast(tree: ast.AST, *, name: str | None = None,
     """compile_source for an ast.Module (one function definition, maybe imports) or an
     ast.FunctionDef. The tree is not modified."""
     _src.check_globals(globals, "compile_ast")
-    t, consts = _from_tree(tree, name, globals, False, "compile_ast")
+    try:
+        t, consts = _from_tree(tree, name, globals, False, "compile_ast")
+    except RecursionError:
+        raise _src.too_deep("compile_ast") from None
     return t.bind(*consts)
 
 

@@ -166,6 +166,19 @@ def test_float32_constants_are_rounded_once():
     assert np.array_equal(tierjit.evaluate([src], X)[0], want)
 
 
+def test_errors_of_a_program_name_it():
+    """A source that does not parse, or defines two functions, or is nested too deeply for
+    the tree walks (a sum of 1,000 terms: the bare RecursionError said nothing of where)."""
+    good = "def f(x):\n    return x * 1.5\n"
+    deep = "def f(x):\n    return " + " + ".join(f"x * {k}.5" for k in range(1000)) + "\n"
+    for bad, error, message in (
+            ("def f(x):\n    return x +\n", SyntaxError, "does not parse"),
+            ("def g(x):\n    return x\ndef f(x):\n    return x\n", ValueError, "defines g, f"),
+            (deep, RecursionError, "nested too deeply for tierjit's variants")):
+        with pytest.raises(error, match=rf"^evaluate: program 1: .*{message}"):
+            tierjit.evaluate([good, bad], np.ones(2))
+
+
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"X": np.zeros(3, np.int64)}, TypeError, "float32 or float64"),
     ({"X": np.zeros((2, 2, 2))}, ValueError, "must be 2-d"),

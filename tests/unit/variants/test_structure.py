@@ -217,6 +217,15 @@ def test_positional_only_parameters_stay_positional_only():
         f(x=2.0)
 
 
+def test_a_function_nested_too_deeply_is_refused_saying_so():
+    src = "def f(x):\n    return " + " + ".join(f"x * {k}.5" for k in range(1000)) + "\n"
+    with pytest.raises(RecursionError, match="^compile_source: the function is nested too "
+                                             "deeply for tierjit's variants"):
+        tierjit.compile_source(src)
+    with pytest.raises(RecursionError, match="^f: the function is nested too deeply"):
+        tierjit.template(src).bind()(1.0)
+
+
 def test_decorated_definitions_are_refused():
     """compile_source dropped the decorators (a wrong value), and accepted a decorator name
     that is not defined, where CPython raises NameError."""
