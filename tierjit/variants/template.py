@@ -59,7 +59,9 @@ class Template:
         self.name = fdef.name
         if not trusted:                       # (structure.py makes its params itself)
             _check_params(fdef, self.params, what)
-        self.inputs = tuple(_src.arg_names(fdef))
+        # what evaluate passes a row's values to: the positional parameters (a keyword-only
+        # one with its default was counted as an input, and X was said to lack a column)
+        self.inputs = tuple(x.arg for x in fdef.args.posonlyargs + fdef.args.args)
         self.fdef = fdef                      # the user's definition (not to be mutated)
         self.namespace = namespace
         self._own = own_namespace

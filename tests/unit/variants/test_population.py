@@ -166,6 +166,17 @@ def test_float32_constants_are_rounded_once():
     assert np.array_equal(tierjit.evaluate([src], X)[0], want)
 
 
+def test_a_keyword_only_parameter_is_not_an_input():
+    """evaluate passes a row's values positionally: `k` with its default was counted as an
+    input, and X was said to lack a column."""
+    X = np.array([1.0, 2.0])
+    for body in ("return x * k + 0.5", "if x > 1.5:\n        return x\n    return x * k + 0.5"):
+        src = f"def p(x, *, k=2.0):\n    {body}\n"
+        ns: dict = {}
+        exec(src, ns)  # noqa: S102
+        assert tierjit.evaluate([src], X).tolist() == [[ns["p"](x) for x in X]]
+
+
 def test_errors_of_a_program_name_it():
     """A source that does not parse, or defines two functions, or is nested too deeply for
     the tree walks (a sum of 1,000 terms: the bare RecursionError said nothing of where)."""
