@@ -79,9 +79,15 @@ def check_data(X: Any, reduce: str | None, y: Any) -> tuple[np.ndarray, np.ndarr
     if (reduce == "mse") != (y is not None):
         raise ValueError("evaluate: y is needed with reduce='mse' and only then")
     if y is not None:
-        y = np.asarray(y, X.dtype).reshape(-1)
-        if len(y) != len(X):
-            raise ValueError(f"evaluate: y has {len(y)} values for {len(X)} rows of X")
+        try:
+            y = np.asarray(y, X.dtype)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"evaluate: y must be numbers, one per row of X ({e})") from None
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]                  # a column
+        if y.ndim != 1 or len(y) != len(X):
+            raise ValueError(f"evaluate: y must be 1-d, one value per row of X ({len(X)}); "
+                             f"got shape {y.shape}")
     return X, y
 
 

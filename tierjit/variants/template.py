@@ -120,6 +120,8 @@ class Template:
                 out.append(self.bind(**r))
                 continue
             try:
+                if isinstance(r, (str, bytes)):     # len() works, and binds its characters
+                    raise TypeError
                 n = len(r)
             except TypeError:
                 raise TypeError(f"{self.name}.bind_many: row {k} is a {type(r).__name__}; "

@@ -196,7 +196,10 @@ def test_errors_of_a_program_name_it():
     ({"reduce": "min"}, ValueError, "reduce must be one of"),
     ({"reduce": "mse"}, ValueError, "y is needed"),
     ({"y": np.zeros(3)}, ValueError, "y is needed"),
-    ({"reduce": "mse", "y": np.zeros(4)}, ValueError, "y has 4 values for 3 rows"),
+    ({"reduce": "mse", "y": np.zeros(4)}, ValueError, r"y must be 1-d, one value per row of "
+                                                       r"X \(3\); got shape \(4,\)"),
+    ({"reduce": "mse", "y": np.zeros((1, 3))}, ValueError, r"got shape \(1, 3\)"),
+    ({"reduce": "mse", "y": ["a", "b", "c"]}, ValueError, "y must be numbers, one per row"),
     ({"X": np.zeros((3, 2))}, ValueError, "takes 1 inputs, but X has 2 columns"),
     ({"threads": 0}, ValueError, "threads must be an int >= 1 or None"),
     ({"threads": 2.0}, ValueError, "threads must be an int >= 1 or None"),

@@ -95,6 +95,8 @@ def test_bind_many_names_bad_rows():
             t.bind_many(rows)
     with pytest.raises(TypeError, match="calc.bind_many: row 1 is a float; each row must be"):
         t.bind_many([(1.0, 2.0), 3.0])
+    with pytest.raises(TypeError, match="calc.bind_many: row 0 is a str; each row must be"):
+        t.bind_many(["ab"])                         # bound the characters 'a' and 'b'
 
 
 DECORATED = """
