@@ -85,6 +85,8 @@ class Programs:
         code = _integers(code, "code")
         starts = np.ascontiguousarray(_integers(starts, "starts"), dtype=np.int64)
         n_inputs = _count(n_inputs, "n_inputs")
+        if n_regs is not None and not 1 <= _count(n_regs, "n_regs") <= MAX_REGS:
+            raise ValueError(f"Programs: n_regs must be an int 1..{MAX_REGS}; got {n_regs!r}")
         _check_starts(starts, len(code))
         # every range is checked before the cast to int32, which wraps: register 2**32 + 1
         # became register 1, and the program evaluated as another one
@@ -276,6 +278,11 @@ def random_programs(n: int, length: int, *, n_regs: int = 5, n_inputs: int = 1,
     if not isinstance(n_regs, numbers.Integral) or not 1 <= n_regs <= MAX_REGS:
         raise ValueError(f"random_programs: n_regs must be an int 1..{MAX_REGS}; got "
                          f"{n_regs!r}")
+    if not isinstance(n_inputs, numbers.Integral) or not 0 <= n_inputs <= n_regs or \
+            n_consts and n_inputs == n_regs:
+        room = ", less than n_regs to leave registers for n_consts" if n_consts else ""
+        raise ValueError(f"random_programs: n_inputs must be an int 0..n_regs ({n_regs})"
+                         f"{room}; got {n_inputs!r}")
     ops = tuple(ops)
     if not ops or not set(ops) <= set(Op):
         raise ValueError(f"random_programs: ops must be one or more opcodes (Op, "

@@ -100,10 +100,20 @@ def test_take_and_concat_round_trip():
     ({"ops": (Op.ADD, 9)}, r"ops must be one or more opcodes"),
     ({"n_regs": 0}, "n_regs must be an int 1..4096; got 0"),     # was "high <= 0"
     ({"n_consts": -1}, "n_consts must be an int >= 0; got -1"),
+    # blamed "instruction 0 ... dst = 2" of code the caller did not write
+    ({"n_regs": 2, "n_inputs": 2, "n_consts": 2},
+     r"n_inputs must be an int 0..n_regs \(2\), less than n_regs to leave registers for "
+     r"n_consts; got 2"),
+    ({"n_regs": 2, "n_inputs": 3}, r"n_inputs must be an int 0..n_regs \(2\); got 3"),
 ])
 def test_random_programs_names_bad_arguments(kw, message):
     with pytest.raises(ValueError, match=message):
         random_programs(2, 3, **kw)
+
+
+def test_from_arrays_names_a_bad_n_regs():
+    with pytest.raises(ValueError, match=r"Programs: n_regs must be an int 1..4096; got 0"):
+        Programs.from_arrays(np.zeros((1, 4), np.int64), n_regs=0)   # "outside 0..-1"
 
 
 def test_random_programs_shape():
