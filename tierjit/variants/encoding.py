@@ -140,12 +140,6 @@ class Programs:
                         self.starts[lo:hi + 1] - a, self.output[lo:hi].copy(),
                         self.n_inputs, self.n_regs)
 
-    def copy(self) -> Programs:
-        """The population with arrays of its own (same dtypes; see vm.run for why)."""
-        return Programs(self.code.copy(order="K"), self.values.copy(order="K"),
-                        self.starts.copy(order="K"), self.output.copy(order="K"),
-                        self.n_inputs, self.n_regs)
-
     def to_source(self, p: int, name: str = "program") -> str:
         """Program p as a Python function of its inputs (registers named v1, v2, ...)."""
         args = ", ".join(f"v{r + 1}" for r in range(self.n_inputs))

@@ -205,10 +205,11 @@ def run_plan(p: Plan, X: np.ndarray, reduce: str | None, y: np.ndarray | None,
     pieces = lower_groups(p.pieces, X.shape[1])
     encoded = [q for q in pieces if isinstance(q, Encoded)]
     if len(encoded) == 1 and encoded[0].positions is None:
-        return vm.run(encoded[0].progs, X, reduce, y, threads)
+        return vm.run(encoded[0].progs, X, reduce, y, threads)      # the caller's population
     out = result_array(p.n_programs, X, reduce)
     if encoded:
-        res = vm.run(Programs.concat([q.progs for q in encoded]), X, reduce, y, threads)
+        res = vm.run(Programs.concat([q.progs for q in encoded]), X, reduce, y, threads,
+                     private=True)
         out[np.concatenate([q.positions for q in encoded])] = res
     for q in pieces:
         if isinstance(q, Grouped):
