@@ -103,12 +103,13 @@ def _function_template(fn: Any, i: int) -> Template:
     return t
 
 
-def _structure_of(p: Any, i: int, split_source: Any, from_tree: Any) -> tuple:
+def _structure_of(p: Any, i: int) -> tuple:
     """(template, constants) of program i, source text or a tree; its errors name it."""
     from .source import too_deep
+    from .structure import _from_tree, split_source
     try:
         return split_source(p) if isinstance(p, str) else \
-            from_tree(p, None, None, False, "evaluate")
+            _from_tree(p, None, None, False, "evaluate")
     except RecursionError:
         raise too_deep(f"evaluate: program {i}") from None
     except (SyntaxError, ValueError, TypeError) as e:
@@ -125,7 +126,6 @@ def plan(programs: Any) -> Plan:
     if not hasattr(programs, "__iter__"):
         raise TypeError("evaluate: programs must be a sequence of programs or a Programs "
                         f"population; got {type(programs).__name__}")
-    from .structure import _from_tree, split_source
     groups: dict[Template, Grouped] = {}
     n = 0
     last_func, g = None, None
@@ -140,7 +140,7 @@ def plan(programs: Any) -> Plan:
         last_func = p.func if tc is not None else None
         if tc is None:
             if isinstance(p, (str, ast.AST)):
-                tc = _structure_of(p, i, split_source, _from_tree)
+                tc = _structure_of(p, i)
             elif isinstance(p, Template):
                 if p.params:
                     raise TypeError(f"evaluate: program {i} is a Template with params "

@@ -18,8 +18,8 @@ Two ways in, both ending in the same structure table:
   exactly the tree's abstracted constants, at the same places. Then the key is safe for every
   later source with the same split text: the literals stand where the first source had float
   literal tokens, surrounded by the same text, so it parses to the same tree with other
-  constants (a minus is moved into a constant only where it can only be a unary minus applied
-to that literal alone, as the tree abstraction has it). A literal inside a string
+  constants (a minus is moved into a constant only where it can only be a unary minus
+  applied to that literal alone, as the tree abstraction has it). A literal inside a string
   or a comment, or anything else the expression misjudges, marks the key "parse every time".
 - an ast tree: a walk collects the float constants and the rest of the tree as the key.
 """
